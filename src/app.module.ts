@@ -1,0 +1,28 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import type { AppConfig } from './config/app-config.js';
+import { ConfigModule } from './config/config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { ErrorEnvelopeFilter } from './common/error-envelope.filter.js';
+import { HealthModule } from './health/health.module.js';
+import { ResourceModule } from './resource/resource.module.js';
+import { ResourceItemModule } from './resource/resource-item.module.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        HealthModule,
+        ResourceModule,
+        // Modules with static paths under /{projectKey}/resource go above this line: the {id}
+        // routes must be registered last (see ResourceItemModule).
+        ResourceItemModule,
+      ],
+      providers: [{ provide: APP_FILTER, useClass: ErrorEnvelopeFilter }],
+    };
+  }
+}

@@ -1,0 +1,78 @@
+import type { NextFunction, Request, Response } from 'express';
+import { DomainError } from './domain-error.js';
+import { ErrorCode } from './error-code.js';
+import { describeJsonError, parseJson } from './lossless-json.js';
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
+
+/** Media types whose bodies a route reads as a raw stream (image upload); left untouched here. */
+const RAW_TYPE = /^image\//i;
+
+export interface BodyParserOptions {
+  limitBytes: number;
+}
+
+/**
+ * Reads request bodies: JSON losslessly (64-bit integers stay exact), form bodies as flat key/value
+ * maps (the OAuth endpoints), raw image types not at all. Any other non-empty body is a 415. Errors
+ * are domain errors, so the global filter renders the envelope (malformed JSON → 400 InvalidJsonInput).
+ */
+export function bodyParser({ limitBytes }: BodyParserOptions) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const type = req.headers['content-type'] ?? '';
+    const length = req.headers['content-length'];
+    const hasBody = (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+    if (!hasBody || RAW_TYPE.test(type)) {
+      next();
+      return;
+    }
+    const isJson = JSON_TYPE.test(type) || type === '';
+    const isForm = FORM_TYPE.test(type);
+    if (!isJson && !isForm) {
+      next(DomainError.of(ErrorCode.UnsupportedMediaType, `Content-Type '${type}' is not supported; send application/json.`));
+      return;
+    }
+    if (length !== undefined && Number(length) > limitBytes) {
+      next(tooLarge(limitBytes));
+      return;
+    }
+    readText(req, limitBytes).then(
+      (text) => {
+        if (text === undefined) return next(tooLarge(limitBytes));
+        if (text.trim() === '') return next();
+        try {
+          req.body = isJson ? parseJson(text) : Object.fromEntries(new URLSearchParams(text));
+          next();
+        } catch (error) {
+          next(
+            DomainError.of(ErrorCode.InvalidJsonInput, 'Request body does not contain valid JSON.', {
+              detailedErrorMessage: describeJsonError(text, error),
+            }),
+          );
+        }
+      },
+      (error: unknown) => next(error),
+    );
+  };
+}
+
+function tooLarge(limitBytes: number): DomainError {
+  return DomainError.of(ErrorCode.PayloadTooLarge, `The request body exceeds ${limitBytes} bytes.`);
+}
+
+/** The body as UTF-8 text, or `undefined` once it exceeds the limit (the rest is drained). */
+function readText(req: Request, limitBytes: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) over = true;
+      if (!over) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

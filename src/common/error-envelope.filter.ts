@@ -1,0 +1,84 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { DomainError, ErrorDetail } from './domain-error.js';
+import { ErrorCode, ERROR_STATUS } from './error-code.js';
+import { isDatabaseUnavailable } from './database-errors.js';
+
+const STATUS_CODE: Partial<Record<number, ErrorCode>> = {
+  400: ErrorCode.InvalidInput,
+  401: ErrorCode.InvalidToken,
+  403: ErrorCode.InsufficientScope,
+  404: ErrorCode.ResourceNotFound,
+  406: ErrorCode.NotAcceptable,
+  409: ErrorCode.ConcurrentModification,
+  413: ErrorCode.PayloadTooLarge,
+  415: ErrorCode.UnsupportedMediaType,
+  429: ErrorCode.TooManyRequests,
+  503: ErrorCode.ServiceUnavailable,
+};
+
+/**
+ * Renders every error as the contract's envelope `{statusCode, message, errors: [{code, message, …}]}`
+ * (CONTRACT.md §9). Unknown errors become a logged 500 with a generic message: no stack trace, SQL
+ * text or driver message ever reaches a client.
+ */
+@Catch()
+export class ErrorEnvelopeFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const context = host.switchToHttp();
+    const response = context.getResponse<Response>();
+    const request = context.getRequest<Request>();
+    const error = this.toDomainError(exception, request);
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    const body: Record<string, unknown> = {
+      statusCode: error.status,
+      message: error.message,
+      errors: error.errors,
+      ...error.extra,
+    };
+    if (error.headers) response.set(error.headers);
+    response.status(error.status).type('application/json').send(JSON.stringify(body, bigintAsString));
+  }
+
+  private toDomainError(exception: unknown, request: Request): DomainError {
+    if (exception instanceof DomainError) return exception;
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status === 404) {
+        return DomainError.notFound(`No route matches ${request.method} ${request.path}.`);
+      }
+      const code = STATUS_CODE[status];
+      if (code && ERROR_STATUS[code] === status) return DomainError.of(code, exception.message);
+      if (status < 500) {
+        const error = DomainError.of(ErrorCode.InvalidInput, exception.message);
+        return Object.assign(error, { status });
+      }
+    }
+    const bodyParser = exception as { type?: string; status?: number };
+    if (bodyParser?.type === 'entity.too.large') {
+      return DomainError.of(ErrorCode.PayloadTooLarge, 'The request body is too large.');
+    }
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.warn(`database unavailable: ${(exception as Error).message}`);
+      return Object.assign(
+        DomainError.of(ErrorCode.ServiceUnavailable, 'The service is temporarily unavailable.'),
+        { headers: { 'Retry-After': '5' } },
+      );
+    }
+    this.logger.error(
+      `${request.method} ${request.originalUrl}: ${exception instanceof Error ? exception.stack : String(exception)}`,
+    );
+    return DomainError.of(ErrorCode.General, 'An internal error occurred.');
+  }
+}
+
+function bigintAsString(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+export type { ErrorDetail };

@@ -1,0 +1,24 @@
+import { Param, PipeTransform } from '@nestjs/common';
+import { DomainError } from './domain-error.js';
+import { ErrorCode } from './error-code.js';
+
+export const PROJECT_KEY_PATTERN = /^[a-z0-9-]{2,36}$/;
+
+export function assertProjectKey(value: string): string {
+  if (!PROJECT_KEY_PATTERN.test(value)) {
+    throw DomainError.of(ErrorCode.InvalidInput, `Invalid project key '${value}': 2 to 36 characters of a-z, 0-9 and -.`, {
+      field: 'projectKey',
+      invalidValue: value,
+    });
+  }
+  return value;
+}
+
+class ProjectKeyPipe implements PipeTransform<string, string> {
+  transform(value: string): string {
+    return assertProjectKey(value);
+  }
+}
+
+/** The `projectKey` path parameter, checked (2–36 characters of `[a-z0-9-]`, CONTRACT.md §0). */
+export const ProjectKey = (): ParameterDecorator => Param('projectKey', new ProjectKeyPipe());

@@ -1,0 +1,127 @@
+/**
+ * The service's configuration, read from the environment once and validated at start-up: every bad or
+ * missing variable is listed in one message. Nothing outside this folder reads `process.env`.
+ */
+export interface DatabaseConfig {
+  /** PostgreSQL connection string; absent → embedded PGlite in `dataDir`. */
+  url?: string;
+  dataDir: string;
+  poolSize: number;
+  statementTimeoutMs: number;
+  migrationsRun: boolean;
+}
+
+export interface HttpConfig {
+  port: number;
+  host: string;
+  bodyLimitBytes: number;
+  /** Host check (CONTRACT.md §0): all three set → `Host` must be `api.<region>.<provider>.<domain>`. */
+  apiDomain?: string;
+  apiRegions: string[];
+  apiCloudProviders: string[];
+  publicBaseUrl?: string;
+  corsOrigins: string[];
+}
+
+export interface AppConfig {
+  http: HttpConfig;
+  database: DatabaseConfig;
+  logLevel: 'error' | 'warn' | 'log' | 'debug';
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+type Env = Record<string, string | undefined>;
+
+class EnvReader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  string(name: string): string | undefined;
+  string(name: string, fallback: string): string;
+  string(name: string, fallback?: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value === '' ? fallback : value;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name}: must be an integer from ${min} to ${max} (got '${raw}')`);
+      return fallback;
+    }
+    return value;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (/^(true|1|yes)$/i.test(raw)) return true;
+    if (/^(false|0|no)$/i.test(raw)) return false;
+    this.problems.push(`${name}: must be true or false (got '${raw}')`);
+    return fallback;
+  }
+
+  list(name: string): string[] {
+    return (this.string(name) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (!allowed.includes(raw as T)) {
+      this.problems.push(`${name}: must be one of ${allowed.join(', ')} (got '${raw}')`);
+      return fallback;
+    }
+    return raw as T;
+  }
+
+  url(name: string, protocols: string[]): string | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error();
+      return raw;
+    } catch {
+      this.problems.push(`${name}: must be a ${protocols.join(' or ')} URL`);
+      return undefined;
+    }
+  }
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const read = new EnvReader(env);
+  const config: AppConfig = {
+    http: {
+      port: read.int('PORT', 8080, 0, 65535),
+      host: read.string('HOST', '0.0.0.0'),
+      bodyLimitBytes: read.int('HTTP_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
+      apiDomain: read.string('API_DOMAIN'),
+      apiRegions: read.list('API_REGIONS'),
+      apiCloudProviders: read.list('API_CLOUD_PROVIDERS'),
+      publicBaseUrl: read.url('PUBLIC_BASE_URL', ['http:', 'https:']),
+      corsOrigins: read.list('HTTP_CORS_ORIGINS'),
+    },
+    database: {
+      url: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+      dataDir: read.string('DATA_DIR', './data'),
+      poolSize: read.int('DATABASE_POOL_SIZE', 10, 1, 200),
+      statementTimeoutMs: read.int('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+      migrationsRun: read.bool('DATABASE_MIGRATIONS_RUN', true),
+    },
+    logLevel: read.oneOf('LOG_LEVEL', 'log', ['error', 'warn', 'log', 'debug'] as const),
+  };
+  const hostCheck = [config.http.apiDomain, config.http.apiRegions.length, config.http.apiCloudProviders.length];
+  if (hostCheck.some(Boolean) && !hostCheck.every(Boolean)) {
+    read.problems.push('API_DOMAIN, API_REGIONS and API_CLOUD_PROVIDERS: set all three or none');
+  }
+  if (read.problems.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n  - ${read.problems.join('\n  - ')}`);
+  }
+  return config;
+}

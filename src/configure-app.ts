@@ -1,0 +1,67 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import type { AppConfig } from './config/app-config.js';
+import { bodyParser } from './common/body-parsers.js';
+import { DomainError } from './common/domain-error.js';
+import { ErrorCode } from './common/error-code.js';
+
+/** Everything global about the HTTP app; shared by `main.ts` and the tests so both run the same stack. */
+export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  if (config.http.corsOrigins.length > 0) {
+    app.enableCors({ origin: config.http.corsOrigins.includes('*') ? true : config.http.corsOrigins, exposedHeaders: ['Location', 'X-Total-Count', 'Retry-After', 'WWW-Authenticate'] });
+  }
+  const hostCheck = hostChecker(config);
+  if (hostCheck) app.use(hostCheck);
+  app.use(bodyParser({ limitBytes: config.http.bodyLimitBytes }));
+  setupOpenApi(app, config);
+  app.enableShutdownHooks();
+}
+
+/**
+ * With API_DOMAIN, API_REGIONS and API_CLOUD_PROVIDERS set, only `api.<region>.<provider>.<domain>`
+ * with allowed values is served (421 otherwise); health checks answer on any host.
+ */
+function hostChecker({ http }: AppConfig) {
+  if (!http.apiDomain) return undefined;
+  const domain = http.apiDomain.toLowerCase();
+  const regions = new Set(http.apiRegions.map((r) => r.toLowerCase()));
+  const providers = new Set(http.apiCloudProviders.map((p) => p.toLowerCase()));
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    if (req.path.startsWith('/health/')) return next();
+    const host = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
+    const match = /^api\.([^.]+)\.([^.]+)\.(.+)$/.exec(host);
+    if (match && regions.has(match[1]) && providers.has(match[2]) && match[3] === domain) return next();
+    next(DomainError.of(ErrorCode.MisdirectedRequest, `This server does not answer for host '${host}'; use api.<region>.<cloudProvider>.${domain}.`));
+  };
+}
+
+export function buildOpenApiDocument(app: INestApplication, config: AppConfig) {
+  const builder = new DocumentBuilder()
+    .setTitle('Generic Project-Scoped Resource API')
+    .setDescription(
+      'Reference server of the Generic Project-Scoped Resource API. Every error answers the envelope ' +
+        '`{statusCode, message, errors: [{code, message, …}]}`. 64-bit integers are exact in every body.',
+    )
+    .setVersion('1.0')
+    .addServer('https://api.{region}.{cloudProvider}.{domain}', 'The public address', {
+      region: { default: config.http.apiRegions[0] ?? 'europe-west1', ...(config.http.apiRegions.length ? { enum: config.http.apiRegions } : {}) },
+      cloudProvider: { default: config.http.apiCloudProviders[0] ?? 'gcp', ...(config.http.apiCloudProviders.length ? { enum: config.http.apiCloudProviders } : {}) },
+      domain: { default: config.http.apiDomain ?? 'example.com' },
+    })
+    .addServer(config.http.publicBaseUrl ?? '/', 'This server');
+  return SwaggerModule.createDocument(app, builder.build(), {
+    operationIdFactory: (_controller, method) => method,
+  });
+}
+
+function setupOpenApi(app: INestApplication, config: AppConfig): void {
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app, config), {
+    jsonDocumentUrl: 'openapi.json',
+    raw: ['json'],
+  });
+}

@@ -1,0 +1,31 @@
+import type { DataSourceOptions } from 'typeorm';
+import type { DatabaseConfig } from '../config/app-config.js';
+import { ENTITIES } from './entities.js';
+import { MIGRATIONS } from './migrations/index.js';
+
+export interface ConnectionTarget {
+  url?: string;
+  host?: string;
+  port?: number;
+  username?: string;
+  database?: string;
+}
+
+/** The one builder of data-source options: used by the app, the migration command and the TypeORM CLI. */
+export function buildDataSourceOptions(config: DatabaseConfig, target: ConnectionTarget): DataSourceOptions {
+  return {
+    type: 'postgres',
+    ...target,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: ['error'],
+    extra: {
+      max: config.poolSize,
+      statement_timeout: config.statementTimeoutMs,
+      connectionTimeoutMillis: 5_000,
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { Database } from './database.js';
+import { OpenedDatabase, openDataSource } from './open-data-source.js';
+
+const OPENED_DATABASE = Symbol('OPENED_DATABASE');
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: OPENED_DATABASE,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) =>
+        openDataSource(config.database, { migrate: config.database.migrationsRun }),
+    },
+    {
+      provide: DataSource,
+      inject: [OPENED_DATABASE],
+      useFactory: (opened: OpenedDatabase) => opened.dataSource,
+    },
+    {
+      provide: Database,
+      inject: [OPENED_DATABASE],
+      useFactory: (opened: OpenedDatabase) => new Database(opened.pool, !opened.embedded),
+    },
+  ],
+  exports: [DataSource, Database],
+})
+export class DatabaseModule implements OnApplicationShutdown {
+  constructor(@Inject(OPENED_DATABASE) private readonly opened: OpenedDatabase) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.opened.close();
+  }
+}

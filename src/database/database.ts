@@ -1,0 +1,50 @@
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+
+/** A statement with a stable name, prepared once per connection where the server supports it. */
+export interface Statement {
+  name: string;
+  text: string;
+}
+
+/**
+ * The SQL path of the hot endpoints: the pool TypeORM opened, used directly with bound parameters and
+ * (on PostgreSQL) named prepared statements: one round-trip, no entity hydration. Embedded PGlite
+ * multiplexes every connection onto one session, where named statements would collide, so there
+ * statements stay unnamed.
+ */
+export class Database {
+  constructor(
+    readonly pool: Pool,
+    private readonly prepared: boolean,
+  ) {}
+
+  async query<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = []): Promise<R[]> {
+    const config =
+      typeof statement === 'string'
+        ? { text: statement, values }
+        : this.prepared
+          ? { name: statement.name, text: statement.text, values }
+          : { text: statement.text, values };
+    return (await this.pool.query<R>(config)).rows;
+  }
+
+  async one<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = []): Promise<R | undefined> {
+    return (await this.query<R>(statement, values))[0];
+  }
+
+  /** Runs `work` in one transaction on one connection; rolls back on any error. */
+  async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { fuzzystrmatch } from '@electric-sql/pglite/contrib/fuzzystrmatch';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+/**
+ * Extensions every opener of an embedded data directory must load, or writes fail once an index
+ * uses them (STACK.md). The app and the operator CLI both open the directory through this file.
+ */
+const EXTENSIONS = { pg_trgm, fuzzystrmatch };
+
+export class DataDirectoryLockedError extends Error {}
+
+export interface EmbeddedPostgres {
+  /** Connection settings for `pg` (a unix socket inside the data directory, or loopback TCP). */
+  connection: { host: string; port: number; user: string; database: string };
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts PGlite on `dataDir` and serves it over the Postgres wire protocol, so the app reaches it
+ * through the same `pg` + TypeORM path as a real PostgreSQL. A lock file makes a second process on
+ * the same directory refuse to start: nothing else stops two PGlite instances from silently losing
+ * each other's writes.
+ */
+export async function startEmbeddedPostgres(dataDir: string, maxConnections: number): Promise<EmbeddedPostgres> {
+  const dir = resolve(dataDir);
+  mkdirSync(dir, { recursive: true });
+  const releaseLock = acquireLock(join(dir, 'server.lock'));
+  try {
+    const db = await PGlite.create({ dataDir: join(dir, 'pgdata'), extensions: EXTENSIONS });
+    const socketPath = join(dir, '.s.PGSQL.5432');
+    const useSocket = socketPath.length < 100;
+    if (useSocket) rmSync(socketPath, { force: true });
+    const server = new PGLiteSocketServer(
+      useSocket ? { db, path: socketPath, maxConnections } : { db, host: '127.0.0.1', port: 0, maxConnections },
+    );
+    await server.start();
+    const port = useSocket ? 5432 : Number(server.getServerConn().split(':').pop());
+    return {
+      connection: { host: useSocket ? dir : '127.0.0.1', port, user: 'postgres', database: 'postgres' },
+      async stop() {
+        await server.stop();
+        await db.close();
+        if (useSocket) rmSync(socketPath, { force: true });
+        releaseLock();
+      },
+    };
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
+}
+
+function acquireLock(path: string): () => void {
+  const owner = `${process.pid}@${hostname()}`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx', 0o600);
+      writeSync(fd, owner);
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = readFileSync(path, 'utf8').trim();
+      if (isAlive(holder)) {
+        throw new DataDirectoryLockedError(
+          `The embedded database in ${resolve(path, '..')} is in use by process ${holder} (lock file ${path}). ` +
+            'Stop that process, or set DATA_DIR to another directory, or DATABASE_URL to a PostgreSQL server.',
+        );
+      }
+      rmSync(path, { force: true });
+    }
+  }
+  throw new DataDirectoryLockedError(`Could not take the lock file ${path}.`);
+}
+
+/** A lock is stale when its process is gone (same host) or it is unreadable. */
+function isAlive(holder: string): boolean {
+  const [pid, host] = holder.split('@');
+  if (host !== hostname()) return true;
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

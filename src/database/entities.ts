@@ -1,0 +1,3 @@
+import { ResourceEntity } from '../resource/resource.entity.js';
+
+export const ENTITIES = [ResourceEntity];

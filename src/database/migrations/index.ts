@@ -1,0 +1,4 @@
+import { CreateResource1763700000000 } from './1763700000000-create-resource.js';
+
+/** Every migration, in order. Listed explicitly so the app, the CLI and tests load the same set. */
+export const MIGRATIONS = [CreateResource1763700000000];

@@ -1,0 +1,68 @@
+import { Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
+import type { Pool } from 'pg';
+import type { DatabaseConfig } from '../config/app-config.js';
+import { buildDataSourceOptions, ConnectionTarget } from './data-source-options.js';
+import { EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
+
+/** Any constant: replicas starting together queue on it while one applies the migrations. */
+const MIGRATION_LOCK_ID = 7_316_200_142;
+
+export interface OpenedDatabase {
+  dataSource: DataSource;
+  pool: Pool;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens PostgreSQL (`DATABASE_URL`) or the embedded PGlite data directory, and optionally applies
+ * pending migrations under a PostgreSQL advisory lock so several replicas can start at once.
+ * Used by the app and by the operator commands, so both open the database the same way.
+ */
+export async function openDataSource(config: DatabaseConfig, options: { migrate: boolean }): Promise<OpenedDatabase> {
+  const logger = new Logger('Database');
+  let embedded: EmbeddedPostgres | undefined;
+  let target: ConnectionTarget;
+  if (config.url) {
+    target = { url: config.url };
+  } else {
+    embedded = await startEmbeddedPostgres(config.dataDir, config.poolSize + 2);
+    const { host, port, user, database } = embedded.connection;
+    target = { host, port, username: user, database };
+    logger.log(`embedded PostgreSQL (PGlite) in ${config.dataDir}`);
+  }
+  const dataSource = new DataSource(buildDataSourceOptions(config, target));
+  try {
+    await dataSource.initialize();
+    if (options.migrate) await runMigrations(dataSource, !embedded, logger);
+  } catch (error) {
+    if (dataSource.isInitialized) await dataSource.destroy();
+    await embedded?.stop();
+    throw error;
+  }
+  return {
+    dataSource,
+    pool: (dataSource.driver as PostgresDriver).master as Pool,
+    embedded: embedded !== undefined,
+    async close() {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await embedded?.stop();
+    },
+  };
+}
+
+async function runMigrations(dataSource: DataSource, useAdvisoryLock: boolean, logger: Logger): Promise<void> {
+  // The lock is held on a connection of its own; the migrations run on the pool. A replica that
+  // waits here finds nothing left to apply once it gets the lock.
+  const lockRunner = useAdvisoryLock ? dataSource.createQueryRunner() : undefined;
+  try {
+    await lockRunner?.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    if (applied.length > 0) logger.log(`applied migrations: ${applied.map((m) => m.name).join(', ')}`);
+  } finally {
+    await lockRunner?.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
+    await lockRunner?.release();
+  }
+}

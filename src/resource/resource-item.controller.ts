@@ -1,0 +1,53 @@
+import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/error.dto.js';
+import { JsonText } from '../common/json-text.js';
+import { CurrentPrincipal, Principal } from '../common/principal.js';
+import { ProjectKey } from '../common/project-key.js';
+import type { RawQuery } from '../common/query-params.js';
+import { ObjectTestTypeDto, UpdateRequestDto } from './resource.dto.js';
+import { ResourceService } from './resource.service.js';
+
+/**
+ * Routes on `/{projectKey}/resource/{id}`. `{id}` matches any segment, so these must be registered
+ * after every static path under /resource (searchApiPattern, images, …): AppModule imports the
+ * module that holds this controller last, and a test checks the order.
+ */
+@ApiTags('resource')
+@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@ApiParam({ name: 'id', format: 'uuid' })
+@Controller(':projectKey/resource')
+export class ResourceItemController {
+  constructor(private readonly resources: ResourceService) {}
+
+  @Get(':id')
+  @JsonText()
+  @ApiOperation({ summary: 'Gets a resource by id', description: 'The optional query parameters are accepted and do not change the result.' })
+  @ApiQuery({ name: 'optionalQueryParameter', required: false, type: String })
+  @ApiQuery({ name: 'secondOptionalQueryParameter', required: false, type: String })
+  @ApiResponse({ status: 200, type: ObjectTestTypeDto })
+  @ApiErrors(400, 404)
+  getResourceById(@ProjectKey() projectKey: string, @Param('id') id: string): Promise<string> {
+    return this.resources.getById(projectKey, id);
+  }
+
+  @Post(':id')
+  @JsonText()
+  @ApiOperation({ summary: 'Updates a resource with update actions', description: 'Actions: doSomeThing, changeSomeProperty, importFooForSecondPropertyToUpdate, setKey, setObjectTypeProperty, publish, unpublish. All or nothing; +1 version when at least one action.' })
+  @ApiBody({ type: UpdateRequestDto })
+  @ApiResponse({ status: 200, type: ObjectTestTypeDto })
+  @ApiErrors(400, 404, 409, 413, 415)
+  updateResource(@ProjectKey() projectKey: string, @Param('id') id: string, @Body() body: unknown, @CurrentPrincipal() by: Principal): Promise<string> {
+    return this.resources.update(projectKey, id, body, by);
+  }
+
+  @Delete(':id')
+  @JsonText()
+  @ApiOperation({ summary: 'Deletes a resource' })
+  @ApiQuery({ name: 'version', required: false, schema: { type: 'integer', minimum: 1 }, description: 'Expected version (409 on mismatch).' })
+  @ApiResponse({ status: 200, type: ObjectTestTypeDto })
+  @ApiErrors(400, 404, 409)
+  deleteResource(@ProjectKey() projectKey: string, @Param('id') id: string, @Query() query: RawQuery): Promise<string> {
+    return this.resources.delete(projectKey, id, query);
+  }
+}

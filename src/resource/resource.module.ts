@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { ResourceController } from './resource.controller.js';
+import { ResourceRepository } from './resource.repository.js';
+import { ResourceService } from './resource.service.js';
+
+@Module({
+  controllers: [ResourceController],
+  providers: [ResourceService, ResourceRepository],
+  exports: [ResourceService, ResourceRepository],
+})
+export class ResourceModule {}

@@ -1,0 +1,242 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Database, Statement } from '../database/database.js';
+import { DomainError } from '../common/domain-error.js';
+import { ErrorCode } from '../common/error-code.js';
+import { isUniqueViolation } from '../common/database-errors.js';
+import type { Modifier } from './resource.entity.js';
+import type { ResourceChanges } from './update-actions.js';
+import type { SqlCondition } from './resource-filter.js';
+
+/**
+ * The resource as the API shows it, built by PostgreSQL as JSON text: one round-trip, no hydration,
+ * and 64-bit integers in `objectTypeProperty` stay exact because no JavaScript number ever holds them.
+ * Absent optional fields are stripped (CONTRACT.md §10).
+ */
+const TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+export const RESOURCE_JSON = `json_strip_nulls(json_build_object(
+  'id', r.id, 'key', r.key, 'version', r.version,
+  'createdAt', to_char(r.created_at AT TIME ZONE 'UTC', ${TIMESTAMP}),
+  'lastModifiedAt', to_char(r.last_modified_at AT TIME ZONE 'UTC', ${TIMESTAMP}),
+  'createdBy', r.created_by, 'lastModifiedBy', r.last_modified_by,
+  'published', r.published, 'objectTypeProperty', r.object_type_property,
+  'someProperty', r.some_property, 'secondPropertyToUpdate', r.second_property_to_update,
+  'images', r.images))::text`;
+
+const KEY_CONSTRAINT = 'resource_project_key_key_unique';
+/** `GET /resource` merges at most this many resources (CONTRACT.md §3). */
+export const MERGE_LIMIT = 500;
+
+const SQL = {
+  byId: {
+    name: 'resource_by_id',
+    text: `SELECT ${RESOURCE_JSON} AS json FROM resource r WHERE r.id = $1 AND r.project_key = $2`,
+  },
+  byKey: {
+    name: 'resource_by_key',
+    text: `SELECT ${RESOURCE_JSON} AS json FROM resource r WHERE r.project_key = $1 AND r.key = $2`,
+  },
+  stateById: {
+    name: 'resource_state_by_id',
+    text: `SELECT r.version, r.created_by->>'customerId' AS "customerId", ${RESOURCE_JSON} AS json
+           FROM resource r WHERE r.id = $1 AND r.project_key = $2`,
+  },
+  stateByKey: {
+    name: 'resource_state_by_key',
+    text: `SELECT r.version, r.created_by->>'customerId' AS "customerId" FROM resource r WHERE r.project_key = $1 AND r.key = $2`,
+  },
+  // Create, or replace the resource with that key: the version and owner checks are part of the
+  // conflict clause, so check and write are one atomic statement. `xmax = 0` tells an insert.
+  upsert: {
+    name: 'resource_upsert',
+    text: `INSERT INTO resource AS r (id, project_key, key, version, created_at, last_modified_at,
+             created_by, last_modified_by, published, object_type_property)
+           VALUES ($1, $2, $3, 1, now(), now(), $4::jsonb, $4::jsonb, $5, $6::jsonb)
+           ON CONFLICT (project_key, key) DO UPDATE SET
+             object_type_property = EXCLUDED.object_type_property,
+             published = CASE WHEN $9::boolean THEN EXCLUDED.published ELSE r.published END,
+             version = r.version + 1, last_modified_at = now(), last_modified_by = EXCLUDED.last_modified_by
+           WHERE ($7::integer IS NULL OR r.version = $7) AND ($8::text IS NULL OR r.created_by->>'customerId' = $8)
+           RETURNING r.id, (r.xmax = 0) AS created, ${RESOURCE_JSON} AS json`,
+  },
+  replaceByKey: {
+    name: 'resource_replace_by_key',
+    text: `UPDATE resource r SET object_type_property = $3::jsonb,
+             published = CASE WHEN $6::boolean THEN $5 ELSE r.published END,
+             version = r.version + 1, last_modified_at = now(), last_modified_by = $4::jsonb
+           WHERE r.project_key = $1 AND r.key = $2 AND ($7::integer IS NULL OR r.version = $7)
+           RETURNING r.id, ${RESOURCE_JSON} AS json`,
+  },
+  // Every update action reduces to field assignments; flags say which fields the actions touched.
+  update: {
+    name: 'resource_update',
+    text: `UPDATE resource r SET
+             version = r.version + 1, last_modified_at = now(), last_modified_by = $4::jsonb,
+             some_property = CASE WHEN $5::boolean THEN $6::text ELSE r.some_property END,
+             second_property_to_update = CASE WHEN $7::boolean THEN $8::text ELSE r.second_property_to_update END,
+             key = CASE WHEN $9::boolean THEN $10::varchar ELSE r.key END,
+             object_type_property = CASE WHEN $11::boolean THEN $12::jsonb ELSE r.object_type_property END,
+             published = COALESCE($13::boolean, r.published),
+             images = CASE WHEN $14::boolean THEN
+               (SELECT COALESCE(jsonb_agg(i.image || '{"staged": false}' ORDER BY i.n), '[]'::jsonb)
+                  FROM jsonb_array_elements(r.images) WITH ORDINALITY AS i(image, n))
+               ELSE r.images END
+           WHERE r.id = $1 AND r.project_key = $2 AND r.version = $3
+           RETURNING ${RESOURCE_JSON} AS json`,
+  },
+  delete: {
+    name: 'resource_delete',
+    text: `DELETE FROM resource r WHERE r.id = $1 AND r.project_key = $2 AND ($3::integer IS NULL OR r.version = $3)
+           RETURNING ${RESOURCE_JSON} AS json`,
+  },
+} satisfies Record<string, Statement>;
+
+export interface WrittenResource {
+  id: string;
+  json: string;
+  created?: boolean;
+}
+
+export interface UpsertInput {
+  key?: string;
+  objectTypeProperty: string;
+  publish?: boolean;
+  expectedVersion?: number;
+  /** A customer-bound client may only update resources it created. */
+  ownerCustomerId?: string;
+}
+
+export interface ResourceState {
+  version: number;
+  customerId: string | null;
+  json: string;
+}
+
+/** Only the fields the contract shows: `{clientId, customerId?}`. */
+function modifierJson(by: Modifier): string {
+  return JSON.stringify({ clientId: by.clientId, customerId: by.customerId });
+}
+
+/** The only place that touches the `resource` table. */
+@Injectable()
+export class ResourceRepository {
+  constructor(private readonly db: Database) {}
+
+  async findJsonById(projectKey: string, id: string): Promise<string | undefined> {
+    return (await this.db.one<{ json: string }>(SQL.byId, [id, projectKey]))?.json;
+  }
+
+  async findJsonByKey(projectKey: string, key: string): Promise<string | undefined> {
+    return (await this.db.one<{ json: string }>(SQL.byKey, [projectKey, key]))?.json;
+  }
+
+  async findStateById(projectKey: string, id: string): Promise<ResourceState | undefined> {
+    return this.db.one<ResourceState>(SQL.stateById, [id, projectKey]);
+  }
+
+  async findStateByKey(projectKey: string, key: string): Promise<Omit<ResourceState, 'json'> | undefined> {
+    return this.db.one(SQL.stateByKey, [projectKey, key]);
+  }
+
+  /** Creates, or replaces the resource with the same key if the checks pass; undefined if they fail. */
+  async upsert(projectKey: string, input: UpsertInput, by: Modifier): Promise<WrittenResource | undefined> {
+    return this.db.one<WrittenResource>(SQL.upsert, [
+      randomUUID(),
+      projectKey,
+      input.key ?? null,
+      modifierJson(by),
+      input.publish ?? true,
+      input.objectTypeProperty,
+      input.expectedVersion ?? null,
+      input.ownerCustomerId ?? null,
+      input.publish !== undefined,
+    ]);
+  }
+
+  async replaceByKey(projectKey: string, key: string, input: UpsertInput, by: Modifier): Promise<WrittenResource | undefined> {
+    return this.db.one<WrittenResource>(SQL.replaceByKey, [
+      projectKey,
+      key,
+      input.objectTypeProperty,
+      modifierJson(by),
+      input.publish ?? true,
+      input.publish !== undefined,
+      input.expectedVersion ?? null,
+    ]);
+  }
+
+  /** Applies the changes if the stored version is `expectedVersion`; undefined otherwise (or missing). */
+  async update(projectKey: string, id: string, expectedVersion: number, changes: ResourceChanges, by: Modifier): Promise<string | undefined> {
+    try {
+      const row = await this.db.one<{ json: string }>(SQL.update, [
+        id,
+        projectKey,
+        expectedVersion,
+        modifierJson(by),
+        changes.someProperty !== undefined,
+        changes.someProperty ?? null,
+        changes.secondPropertyToUpdate !== undefined,
+        changes.secondPropertyToUpdate ?? null,
+        changes.key !== undefined,
+        changes.key ?? null,
+        changes.objectTypeProperty !== undefined,
+        changes.objectTypeProperty ?? null,
+        changes.published ?? null,
+        changes.publishImages,
+      ]);
+      return row?.json;
+    } catch (error) {
+      throw this.translate(error, changes.key);
+    }
+  }
+
+  async delete(projectKey: string, id: string, expectedVersion: number | undefined): Promise<string | undefined> {
+    return (await this.db.one<{ json: string }>(SQL.delete, [id, projectKey, expectedVersion ?? null]))?.json;
+  }
+
+  /** The merged ArrayTestType of GET /resource and the number of matches (CONTRACT.md §3). */
+  async merge(projectKey: string, filter: SqlCondition): Promise<{ json: string; total: number }> {
+    const where = `r.project_key = $1 AND ${filter.sql}`;
+    const elements = (field: string) =>
+      `FROM m, jsonb_array_elements(m.o->'${field}') WITH ORDINALITY AS x(e, i)`;
+    const concat = (field: string) =>
+      `'${field}', COALESCE((SELECT jsonb_agg(x.e ORDER BY m.n, x.i) ${elements(field)}), '[]'::jsonb)`;
+    const text = `
+      WITH m AS (
+        SELECT r.object_type_property AS o, row_number() OVER (ORDER BY r.created_at, r.id) AS n
+        FROM resource r WHERE ${where} ORDER BY r.created_at, r.id LIMIT ${MERGE_LIMIT}
+      )
+      SELECT (SELECT count(*) FROM resource r WHERE ${where})::integer AS total, json_build_object(
+        ${concat('arrayOfIntExample')},
+        'arrayOfUniqueIntExample', COALESCE((SELECT jsonb_agg(u.e ORDER BY u.first) FROM
+            (SELECT x.e, min(ARRAY[m.n, x.i]) AS first ${elements('arrayOfUniqueIntExample')} GROUP BY x.e) u), '[]'::jsonb),
+        'arrayOfTwonumbersExample', (SELECT CASE WHEN count(*) = 0 THEN '[]'::jsonb
+            ELSE jsonb_build_array(min((x.e)::numeric), max((x.e)::numeric)) END ${elements('arrayOfTwonumbersExample')}),
+        ${concat('arrayOfFloatExample')},
+        ${concat('arrayOfNumberNoDefaultsExample')},
+        ${concat('arrayOfStringExample')},
+        ${concat('arrayOfObjectType')}
+      )::text AS json`;
+    const row = await this.db.one<{ json: string; total: number }>(text, [projectKey, ...filter.values]);
+    return row!;
+  }
+
+  async exists(projectKey: string, filter: SqlCondition): Promise<boolean> {
+    const row = await this.db.one<{ found: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM resource r WHERE r.project_key = $1 AND ${filter.sql}) AS found`,
+      [projectKey, ...filter.values],
+    );
+    return row!.found;
+  }
+
+  /** A taken key is the client's error (400 DuplicateField), never a 500. */
+  translate(error: unknown, key: string | null | undefined): unknown {
+    if (isUniqueViolation(error, KEY_CONSTRAINT)) {
+      return DomainError.of(ErrorCode.DuplicateField, `A resource with the key '${key}' already exists.`, {
+        field: 'key',
+        duplicateValue: key,
+      });
+    }
+    return error;
+  }
+}
