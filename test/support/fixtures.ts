@@ -1,0 +1,25 @@
+/** A valid ArrayTestType; override members per test. */
+export function arrays(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    arrayOfIntExample: [1, 2, 2],
+    arrayOfUniqueIntExample: [1, 2, 3],
+    arrayOfTwonumbersExample: [1.5, 2.5],
+    arrayOfFloatExample: [0.5, 10],
+    arrayOfNumberNoDefaultsExample: [1500],
+    arrayOfStringExample: ['test', 'alpha'],
+    arrayOfObjectType: [{ integerExample: 1, integerExampleInt32: 2 }],
+    ...overrides,
+  };
+}
+
+/** A valid ObjectTestTypeDraft. */
+export function draft(overrides: Record<string, unknown> = {}, arrayOverrides: Record<string, unknown> = {}) {
+  return { objectTypeProperty: arrays(arrayOverrides), ...overrides };
+}
+
+/**
+ * Sends `body` as raw JSON text, so 64-bit integers reach the server exactly (JSON.stringify in
+ * supertest would round them). Use with `.set('Content-Type', 'application/json').send(rawJson(...))`.
+ */
+export const INT64_MAX = '9223372036854775807';
+export const INT64_MIN = '-9223372036854775808';
