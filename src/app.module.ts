@@ -4,6 +4,7 @@ import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter.js';
+import { AuthModule } from './auth/auth.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ResourceModule } from './resource/resource.module.js';
 import { ResourceItemModule } from './resource/resource-item.module.js';
@@ -16,6 +17,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
+        AuthModule,
         HealthModule,
         ResourceModule,
         // Modules with static paths under /{projectKey}/resource go above this line: the {id}

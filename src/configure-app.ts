@@ -6,6 +6,7 @@ import type { AppConfig } from './config/app-config.js';
 import { bodyParser } from './common/body-parsers.js';
 import { DomainError } from './common/domain-error.js';
 import { ErrorCode } from './common/error-code.js';
+import { SCOPE_NAMES } from './auth/scopes.js';
 
 /** Everything global about the HTTP app; shared by `main.ts` and the tests so both run the same stack. */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
@@ -53,7 +54,25 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig) {
       cloudProvider: { default: config.http.apiCloudProviders[0] ?? 'gcp', ...(config.http.apiCloudProviders.length ? { enum: config.http.apiCloudProviders } : {}) },
       domain: { default: config.http.apiDomain ?? 'example.com' },
     })
-    .addServer(config.http.publicBaseUrl ?? '/', 'This server');
+    .addServer(config.http.publicBaseUrl ?? '/', 'This server')
+    .addOAuth2(
+      {
+        type: 'oauth2',
+        description: 'Client credentials; scopes are `<name>:<projectKey>` (and `customer_id_test:<id>` for customer-bound clients).',
+        flows: {
+          clientCredentials: {
+            tokenUrl: `${config.http.publicBaseUrl ?? ''}/oauth/token`,
+            scopes: Object.fromEntries([
+              ...SCOPE_NAMES.map((name) => [`${name}:{projectKey}`, `${name} of the project`]),
+              ['customer_id_test:{id}', 'Binds the token to a customer'],
+            ]),
+          },
+        },
+      },
+      'oauth2',
+    )
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+    .addBasicAuth({ type: 'http', scheme: 'basic', description: 'Client credentials at the token and introspection endpoints.' }, 'basic');
   return SwaggerModule.createDocument(app, builder.build(), {
     operationIdFactory: (_controller, method) => method,
   });

@@ -5,14 +5,15 @@ import type { Request } from 'express';
 export interface Principal {
   clientId: string;
   customerId?: string;
-  projectKey?: string;
-  scopes?: string[];
+  /** Authorized as a customer (POST /resource): may act only on what that customer created. */
+  customerOnly?: boolean;
 }
 
 export type RequestWithPrincipal = Request & { principal?: Principal };
 
-/** The caller as the access guard authenticated it. */
+/** The caller as the access guard authenticated it (only on routes that require a scope). */
 export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
-  const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
-  return request.principal ?? { clientId: 'anonymous' };
+  const principal = context.switchToHttp().getRequest<RequestWithPrincipal>().principal;
+  if (!principal) throw new Error('CurrentPrincipal used on a route without a scope rule');
+  return principal;
 });

@@ -23,9 +23,33 @@ export interface HttpConfig {
   corsOrigins: string[];
 }
 
+export interface BootstrapClientConfig {
+  projectKey: string;
+  clientId: string;
+  clientSecret: string;
+  scopes: string;
+}
+
+export interface AuthConfig {
+  /** `iss` and `aud` of the tokens this server issues. */
+  issuer: string;
+  tokenTtlSeconds: number;
+  /** PEM (PKCS#8) RSA private key; absent → a key generated once and stored in the database. */
+  privateKeyPem?: string;
+  /** How long a replica trusts that a client still exists (a deleted client's tokens fail within this). */
+  clientCheckSeconds: number;
+  /** Tokens of an external issuer, verified against its JWKS. */
+  external?: { jwksUrl: string; issuer: string; audience: string };
+  bootstrap?: BootstrapClientConfig;
+  /** Create and print a demo client on an empty embedded database. */
+  demoClient: boolean;
+  rateLimitPerMinute: number;
+}
+
 export interface AppConfig {
   http: HttpConfig;
   database: DatabaseConfig;
+  auth: AuthConfig;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
 }
 
@@ -114,11 +138,36 @@ export function loadConfig(env: Env = process.env): AppConfig {
       statementTimeoutMs: read.int('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
       migrationsRun: read.bool('DATABASE_MIGRATIONS_RUN', true),
     },
+    auth: {
+      issuer: read.string('AUTH_TOKEN_ISSUER', 'resource-api'),
+      tokenTtlSeconds: read.int('AUTH_TOKEN_TTL_SECONDS', 172_800, 60, 31_536_000),
+      privateKeyPem: read.string('AUTH_PRIVATE_KEY')?.replace(/\\n/g, '\n'),
+      clientCheckSeconds: read.int('AUTH_CLIENT_CHECK_SECONDS', 3, 0, 5),
+      external: undefined,
+      bootstrap: undefined,
+      demoClient: read.bool('AUTH_DEMO_CLIENT', true),
+      rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 60_000, 0, 100_000_000),
+    },
     logLevel: read.oneOf('LOG_LEVEL', 'log', ['error', 'warn', 'log', 'debug'] as const),
   };
   const hostCheck = [config.http.apiDomain, config.http.apiRegions.length, config.http.apiCloudProviders.length];
   if (hostCheck.some(Boolean) && !hostCheck.every(Boolean)) {
     read.problems.push('API_DOMAIN, API_REGIONS and API_CLOUD_PROVIDERS: set all three or none');
+  }
+  const external = [read.url('AUTH_JWKS_URL', ['http:', 'https:']), read.string('AUTH_ISSUER'), read.string('AUTH_AUDIENCE')];
+  if (external.every(Boolean)) {
+    config.auth.external = { jwksUrl: external[0]!, issuer: external[1]!, audience: external[2]! };
+  } else if (external.some(Boolean)) {
+    read.problems.push('AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE: set all three or none');
+  }
+  const bootstrap = ['BOOTSTRAP_PROJECT_KEY', 'BOOTSTRAP_CLIENT_ID', 'BOOTSTRAP_CLIENT_SECRET', 'BOOTSTRAP_SCOPES'].map((n) => read.string(n));
+  if (bootstrap.every(Boolean)) {
+    const [projectKey, clientId, clientSecret, scopes] = bootstrap as string[];
+    config.auth.bootstrap = { projectKey, clientId, clientSecret, scopes };
+    if (!/^[a-z0-9-]{2,36}$/.test(projectKey)) read.problems.push('BOOTSTRAP_PROJECT_KEY: 2 to 36 characters of a-z, 0-9 and -');
+    if (clientSecret.length < 16) read.problems.push('BOOTSTRAP_CLIENT_SECRET: at least 16 characters');
+  } else if (bootstrap.some(Boolean)) {
+    read.problems.push('BOOTSTRAP_PROJECT_KEY, BOOTSTRAP_CLIENT_ID, BOOTSTRAP_CLIENT_SECRET and BOOTSTRAP_SCOPES: set all four or none');
   }
   if (read.problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  - ${read.problems.join('\n  - ')}`);

@@ -6,6 +6,11 @@ import { OpenedDatabase, openDataSource } from './open-data-source.js';
 
 const OPENED_DATABASE = Symbol('OPENED_DATABASE');
 
+/** What kind of database the app opened (the demo client is created on an embedded one only). */
+export class OpenedDatabaseInfo {
+  constructor(readonly embedded: boolean) {}
+}
+
 @Global()
 @Module({
   providers: [
@@ -21,12 +26,17 @@ const OPENED_DATABASE = Symbol('OPENED_DATABASE');
       useFactory: (opened: OpenedDatabase) => opened.dataSource,
     },
     {
+      provide: OpenedDatabaseInfo,
+      inject: [OPENED_DATABASE],
+      useFactory: (opened: OpenedDatabase) => new OpenedDatabaseInfo(opened.embedded),
+    },
+    {
       provide: Database,
       inject: [OPENED_DATABASE],
       useFactory: (opened: OpenedDatabase) => new Database(opened.pool, !opened.embedded),
     },
   ],
-  exports: [DataSource, Database],
+  exports: [DataSource, Database, OpenedDatabaseInfo],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(OPENED_DATABASE) private readonly opened: OpenedDatabase) {}

@@ -4,8 +4,10 @@ import { Database } from '../database/database.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { ApiErrors } from '../common/error.dto.js';
+import { Public } from '../auth/access.decorator.js';
 
 @ApiTags('health')
+@Public()
 @Controller('health')
 export class HealthController {
   constructor(private readonly db: Database) {}

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { CurrentPrincipal, Principal } from '../common/principal.js';
@@ -21,6 +22,7 @@ export class ResourceItemController {
   constructor(private readonly resources: ResourceService) {}
 
   @Get(':id')
+  @RequireScope(['manage_test', 'view_test'])
   @JsonText()
   @ApiOperation({ summary: 'Gets a resource by id', description: 'The optional query parameters are accepted and do not change the result.' })
   @ApiQuery({ name: 'optionalQueryParameter', required: false, type: String })
@@ -32,6 +34,7 @@ export class ResourceItemController {
   }
 
   @Post(':id')
+  @RequireScope(['manage_test'])
   @JsonText()
   @ApiOperation({ summary: 'Updates a resource with update actions', description: 'Actions: doSomeThing, changeSomeProperty, importFooForSecondPropertyToUpdate, setKey, setObjectTypeProperty, publish, unpublish. All or nothing; +1 version when at least one action.' })
   @ApiBody({ type: UpdateRequestDto })
@@ -42,6 +45,7 @@ export class ResourceItemController {
   }
 
   @Delete(':id')
+  @RequireScope(['manage_test'])
   @JsonText()
   @ApiOperation({ summary: 'Deletes a resource' })
   @ApiQuery({ name: 'version', required: false, schema: { type: 'integer', minimum: 1 }, description: 'Expected version (409 on mismatch).' })

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Head, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { CurrentPrincipal, Principal } from '../common/principal.js';
@@ -58,6 +59,7 @@ export class ResourceController {
   constructor(private readonly resources: ResourceService) {}
 
   @Head()
+  @RequireScope(['manage_test', 'view_test'])
   @HttpCode(200)
   @ApiOperation({ summary: 'Checks whether at least one resource matches', description: 'Absent parameters take the spec\'s defaults.' })
   @ApiFilters(true)
@@ -70,6 +72,7 @@ export class ResourceController {
   }
 
   @Get()
+  @RequireScope(['manage_test', 'view_test'])
   @JsonText()
   @ApiOperation({ summary: 'Queries resources', description: `Merges the arrays of the matching resources (first ${MERGE_LIMIT} by createdAt, id).` })
   @ApiFilters(false)
@@ -83,6 +86,7 @@ export class ResourceController {
   }
 
   @Post()
+  @RequireScope(['manage_test'], { customerBound: 'manage_my_profile_test' })
   @HttpCode(201)
   @JsonText()
   @ApiOperation({ summary: 'Creates a resource, or updates the one with the draft\'s key' })
@@ -94,6 +98,7 @@ export class ResourceController {
   }
 
   @Put()
+  @RequireScope(['manage_test'])
   @HttpCode(201)
   @JsonText()
   @ApiOperation({ summary: 'Creates or overwrites the resource with the draft\'s key (key required)' })
@@ -105,6 +110,7 @@ export class ResourceController {
   }
 
   @Patch()
+  @RequireScope(['manage_test'])
   @HttpCode(201)
   @JsonText()
   @ApiOperation({ summary: 'Overwrites the existing resource with the draft\'s key (key required)' })
@@ -116,6 +122,7 @@ export class ResourceController {
   }
 
   @Get('key=:key')
+  @RequireScope(['manage_test', 'view_test'])
   @JsonText()
   @ApiOperation({ summary: 'Gets a resource by key' })
   @ApiParam({ name: 'key' })

@@ -40,13 +40,13 @@ export class ResourceService {
    */
   async createOrReplace(projectKey: string, body: unknown, by: Principal, keyRequired: boolean): Promise<WrittenResource> {
     const draft = checkDraft(body, { keyRequired });
-    const input = { ...draft, ownerCustomerId: by.customerId, expectedVersion: draft.version };
+    const input = { ...draft, ownerCustomerId: by.customerOnly ? by.customerId : undefined, expectedVersion: draft.version };
     for (let attempt = 0; attempt < 3; attempt++) {
       const written = await this.resources.upsert(projectKey, input, by);
       if (written) return written;
       const state = await this.resources.findStateByKey(projectKey, draft.key!);
       if (state) {
-        if (by.customerId !== undefined && state.customerId !== by.customerId) notFoundByKey(draft.key!);
+        if (by.customerOnly && state.customerId !== by.customerId) notFoundByKey(draft.key!);
         throw DomainError.concurrentModification(state.version);
       }
     }

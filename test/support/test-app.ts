@@ -9,6 +9,8 @@ import request from 'supertest';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp } from '../../src/configure-app.js';
 import { AppConfig, loadConfig } from '../../src/config/app-config.js';
+import { ApiClientsService } from '../../src/auth/api-clients.service.js';
+import { TokenService } from '../../src/auth/token.service.js';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -75,12 +77,18 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   };
 }
 
-/** Until the access layer exists, requests need no token. */
+/** Creates a real API client with those scopes and issues a real token for it. */
 async function issueTestToken(
-  _app: NestExpressApplication,
-  _projectKey: string,
-  _scopeNames: string,
-  _customerId?: string,
+  app: NestExpressApplication,
+  projectKey: string,
+  scopeNames: string,
+  customerId?: string,
 ): Promise<Record<string, string>> {
-  return {};
+  const scope = scopeNames.split(' ').filter(Boolean).map((name) => `${name}:${projectKey}`).join(' ');
+  const client = await app.get(ApiClientsService).create(projectKey, { name: 'test', scope, customerId });
+  const token = await app.get(TokenService).issue(
+    { ...client, projectKey, secretHash: '', customerId: customerId ?? null, lastUsedAt: null },
+    scope.split(' '),
+  );
+  return { Authorization: `Bearer ${token.access_token}` };
 }

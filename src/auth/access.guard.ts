@@ -1,0 +1,64 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { DomainError } from '../common/domain-error.js';
+import { ErrorCode } from '../common/error-code.js';
+import type { RequestWithPrincipal } from '../common/principal.js';
+import { assertProjectKey } from '../common/project-key.js';
+import { ACCESS_RULE } from './access.decorator.js';
+import { RateLimiter } from './rate-limiter.js';
+import { AccessRule, describeRule, grant } from './scopes.js';
+import { invalidToken, TokenService } from './token.service.js';
+
+const BEARER = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i;
+
+/**
+ * The one global guard (CONTRACT.md §7, §10). Order: route rule (none → 403, default deny) →
+ * token (401) → project key format (400) → rate limit (429) → scope (403).
+ */
+@Injectable()
+export class AccessGuard implements CanActivate {
+  private readonly limiter: RateLimiter;
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly tokens: TokenService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.limiter = new RateLimiter(config.auth.rateLimitPerMinute);
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [context.getHandler(), context.getClass()]);
+    if (!rule) throw insufficientScope('This route declares no access rule.');
+    if (rule.public) return true;
+    const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
+    const header = request.headers.authorization;
+    if (!header) throw invalidToken('An access token is required (Authorization: Bearer <token>).');
+    const match = BEARER.exec(header);
+    if (!match) throw invalidToken('The Authorization header must be "Bearer <token>".');
+    const token = await this.tokens.verify(match[1]);
+    const projectKey = assertProjectKey(String(request.params.projectKey ?? ''));
+    const wait = this.limiter.take(token.clientId);
+    if (wait !== undefined) {
+      throw Object.assign(DomainError.of(ErrorCode.TooManyRequests, `Rate limit exceeded; retry in ${wait} s.`), {
+        headers: { 'Retry-After': String(wait) },
+      });
+    }
+    const granted = grant(rule, token.scopes, projectKey);
+    if (!granted) throw insufficientScope(`This request requires the scope ${describeRule(rule, projectKey)}.`, describeRule(rule, projectKey));
+    request.principal = {
+      clientId: token.clientId,
+      customerId: token.customerId,
+      customerOnly: granted.customerOnly,
+    };
+    return true;
+  }
+}
+
+function insufficientScope(description: string, scope?: string): DomainError {
+  return Object.assign(DomainError.of(ErrorCode.InsufficientScope, description), {
+    headers: { 'WWW-Authenticate': `Bearer realm="resource-api", error="insufficient_scope"${scope ? `, scope="${scope}"` : ''}` },
+    extra: { error: 'insufficient_scope', error_description: description },
+  });
+}

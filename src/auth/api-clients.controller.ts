@@ -1,0 +1,52 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/error.dto.js';
+import type { RawQuery } from '../common/query-params.js';
+import { ProjectKey } from '../common/project-key.js';
+import { RequireScope } from './access.decorator.js';
+import { ApiClientDraftDto, ApiClientDto, ApiClientPageDto, CreatedApiClientDto } from './api-client.dto.js';
+import { ApiClientsService } from './api-clients.service.js';
+
+@ApiTags('api-clients')
+@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@RequireScope(['manage_api_clients'])
+@Controller(':projectKey/api-clients')
+export class ApiClientsController {
+  constructor(private readonly clients: ApiClientsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Creates an API client; the secret is shown once' })
+  @ApiBody({ type: ApiClientDraftDto })
+  @ApiResponse({ status: 201, type: CreatedApiClientDto })
+  @ApiErrors(400, 413, 415)
+  createApiClient(@ProjectKey() projectKey: string, @Body() body: unknown): Promise<CreatedApiClientDto> {
+    return this.clients.create(projectKey, this.clients.checkDraft(body, projectKey));
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'Lists the project\'s API clients' })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 0, maximum: 500, default: 20 } })
+  @ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, maximum: 10000, default: 0 } })
+  @ApiResponse({ status: 200, type: ApiClientPageDto })
+  @ApiErrors(400)
+  listApiClients(@ProjectKey() projectKey: string, @Query() query: RawQuery): Promise<ApiClientPageDto> {
+    return this.clients.list(projectKey, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Gets an API client' })
+  @ApiResponse({ status: 200, type: ApiClientDto })
+  @ApiErrors(400, 404)
+  getApiClient(@ProjectKey() projectKey: string, @Param('id') id: string): Promise<ApiClientDto> {
+    return this.clients.get(projectKey, id);
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Deletes an API client; its tokens stop working within seconds' })
+  @ApiResponse({ status: 200, type: ApiClientDto })
+  @ApiErrors(400, 404)
+  deleteApiClient(@ProjectKey() projectKey: string, @Param('id') id: string): Promise<ApiClientDto> {
+    return this.clients.delete(projectKey, id);
+  }
+}

@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '../database/database.js';
+
+export interface StoredApiClient {
+  id: string;
+  projectKey: string;
+  name: string;
+  secretHash: string;
+  scope: string;
+  customerId: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+const TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+const COLUMNS = `id, project_key AS "projectKey", name, secret_hash AS "secretHash", scope, customer_id AS "customerId",
+  to_char(created_at AT TIME ZONE 'UTC', ${TIMESTAMP}) AS "createdAt",
+  to_char(last_used_at AT TIME ZONE 'UTC', ${TIMESTAMP}) AS "lastUsedAt"`;
+
+@Injectable()
+export class ApiClientsRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Inserts the client unless one with that id exists; answers whether it was inserted. */
+  async insert(client: Omit<StoredApiClient, 'createdAt' | 'lastUsedAt'>): Promise<StoredApiClient | undefined> {
+    return this.db.one<StoredApiClient>(
+      `INSERT INTO api_client (id, project_key, name, secret_hash, scope, customer_id) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
+      [client.id, client.projectKey, client.name, client.secretHash, client.scope, client.customerId],
+    );
+  }
+
+  findById(id: string): Promise<StoredApiClient | undefined> {
+    return this.db.one<StoredApiClient>(`SELECT ${COLUMNS} FROM api_client WHERE id = $1`, [id]);
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return (await this.db.one({ name: 'api_client_exists', text: 'SELECT 1 FROM api_client WHERE id = $1' }, [id])) !== undefined;
+  }
+
+  async list(projectKey: string, limit: number, offset: number): Promise<{ results: StoredApiClient[]; total: number }> {
+    const [results, count] = await Promise.all([
+      this.db.query<StoredApiClient>(
+        `SELECT ${COLUMNS} FROM api_client WHERE project_key = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3`,
+        [projectKey, limit, offset],
+      ),
+      this.db.one<{ total: number }>('SELECT count(*)::integer AS total FROM api_client WHERE project_key = $1', [projectKey]),
+    ]);
+    return { results, total: count!.total };
+  }
+
+  delete(projectKey: string, id: string): Promise<StoredApiClient | undefined> {
+    return this.db.one<StoredApiClient>(`DELETE FROM api_client WHERE id = $1 AND project_key = $2 RETURNING ${COLUMNS}`, [id, projectKey]);
+  }
+
+  async touch(id: string): Promise<void> {
+    await this.db.query('UPDATE api_client SET last_used_at = now() WHERE id = $1', [id]);
+  }
+
+  async count(): Promise<number> {
+    return (await this.db.one<{ n: number }>('SELECT count(*)::integer AS n FROM api_client'))!.n;
+  }
+}

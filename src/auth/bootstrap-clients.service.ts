@@ -1,0 +1,51 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { OpenedDatabaseInfo } from '../database/database.module.js';
+import { ApiClientsRepository } from './api-clients.repository.js';
+import { ApiClientsService } from './api-clients.service.js';
+import { SCOPE_NAMES } from './scopes.js';
+
+export const DEMO_PROJECT_KEY = 'demo';
+
+/**
+ * At start-up: creates the bootstrap client of BOOTSTRAP_* when absent; with none configured, on an
+ * empty embedded database, creates a demo client with every scope and prints its credentials once.
+ */
+@Injectable()
+export class BootstrapClientsService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Auth');
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly info: OpenedDatabaseInfo,
+    private readonly clients: ApiClientsService,
+    private readonly repository: ApiClientsRepository,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const bootstrap = this.config.auth.bootstrap;
+    if (bootstrap) {
+      if (await this.repository.findById(bootstrap.clientId)) return;
+      const draft = this.clients.checkDraft({ name: 'bootstrap', scope: bootstrap.scopes }, bootstrap.projectKey);
+      await this.clients.create(bootstrap.projectKey, { ...draft, id: bootstrap.clientId, secret: bootstrap.clientSecret }).catch(() => undefined);
+      this.logger.log(`bootstrap API client ${bootstrap.clientId} created for project ${bootstrap.projectKey}`);
+      return;
+    }
+    if (!this.info.embedded || !this.config.auth.demoClient || (await this.repository.count()) > 0) return;
+    const scope = SCOPE_NAMES.map((name) => `${name}:${DEMO_PROJECT_KEY}`).join(' ');
+    const client = await this.clients.create(DEMO_PROJECT_KEY, { name: 'demo', scope });
+    process.stdout.write(
+      [
+        '',
+        '  Demo API client created (shown once; stored hashed):',
+        `    project:       ${DEMO_PROJECT_KEY}`,
+        `    client_id:     ${client.id}`,
+        `    client_secret: ${client.secret}`,
+        `    scope:         ${scope}`,
+        '  Get a token:',
+        `    curl -s -u '${client.id}:${client.secret}' -d grant_type=client_credentials http://localhost:${this.config.http.port}/oauth/token`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+}

@@ -1,0 +1,86 @@
+import { Body, Controller, Get, Headers, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ApiErrors } from '../common/error.dto.js';
+import { Public } from './access.decorator.js';
+import { IssuedToken } from './token.service.js';
+import { Introspection, OAuthService } from './oauth.service.js';
+
+class TokenRequestDto {
+  @ApiProperty({ enum: ['client_credentials'] }) grant_type: string;
+  @ApiPropertyOptional({ description: 'Space-separated subset of the client\'s scopes (default: all of them).' }) scope?: string;
+  @ApiPropertyOptional({ description: 'When not sent with HTTP Basic.' }) client_id?: string;
+  @ApiPropertyOptional({ description: 'When not sent with HTTP Basic.' }) client_secret?: string;
+}
+
+class TokenResponseDto implements IssuedToken {
+  @ApiProperty() access_token: string;
+  @ApiProperty({ enum: ['Bearer'] }) token_type: 'Bearer';
+  @ApiProperty({ type: 'integer', example: 172800 }) expires_in: number;
+  @ApiProperty() scope: string;
+}
+
+class IntrospectRequestDto {
+  @ApiProperty() token: string;
+}
+
+class IntrospectionDto {
+  @ApiProperty() active: boolean;
+  @ApiPropertyOptional() scope?: string;
+  @ApiPropertyOptional() client_id?: string;
+  @ApiPropertyOptional() sub?: string;
+  @ApiPropertyOptional({ type: 'integer' }) exp?: number;
+  @ApiPropertyOptional({ type: 'integer' }) iat?: number;
+  @ApiPropertyOptional() iss?: string;
+  @ApiPropertyOptional() token_type?: string;
+}
+
+class JwksDto {
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true } }) keys: object[];
+}
+
+/** OAuth 2.0 client credentials (RFC 6749 §4.4), introspection (RFC 7662) and the signing keys. */
+@ApiTags('oauth')
+@Controller()
+export class OAuthController {
+  constructor(private readonly oauth: OAuthService) {}
+
+  @Post('oauth/token')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Issues an access token (client credentials)' })
+  @ApiBasicAuth('basic')
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiBody({ type: TokenRequestDto })
+  @ApiResponse({ status: 200, type: TokenResponseDto })
+  @ApiResponse({ status: 400, description: 'invalid_request, unsupported_grant_type or invalid_scope (envelope with error, error_description).' })
+  @ApiResponse({ status: 401, description: 'invalid_client.' })
+  @ApiErrors(413, 415)
+  issueToken(@Headers('authorization') authorization: string | undefined, @Body() body: unknown, @Res({ passthrough: true }) res: Response): Promise<IssuedToken> {
+    res.setHeader('Cache-Control', 'no-store');
+    return this.oauth.issueToken(authorization, body);
+  }
+
+  @Post('oauth/introspect')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Introspects a token of the caller\'s project (RFC 7662)' })
+  @ApiBasicAuth('basic')
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiBody({ type: IntrospectRequestDto })
+  @ApiResponse({ status: 200, type: IntrospectionDto })
+  @ApiResponse({ status: 400, description: 'invalid_request.' })
+  @ApiResponse({ status: 401, description: 'invalid_client.' })
+  @ApiErrors(413, 415)
+  introspectToken(@Headers('authorization') authorization: string | undefined, @Body() body: unknown): Promise<Introspection> {
+    return this.oauth.introspect(authorization, body);
+  }
+
+  @Get('.well-known/jwks.json')
+  @Public()
+  @ApiOperation({ summary: 'Public keys that verify this server\'s tokens' })
+  @ApiResponse({ status: 200, type: JwksDto })
+  getJwks(): { keys: object[] } {
+    return this.oauth.jwks();
+  }
+}

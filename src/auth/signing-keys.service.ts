@@ -1,0 +1,81 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, JWK } from 'jose';
+import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { Database } from '../database/database.js';
+
+export interface SigningKey {
+  kid: string;
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  publicJwk: JWK;
+}
+
+/**
+ * RS256 signing keys. From AUTH_PRIVATE_KEY when given; otherwise generated once and stored in the
+ * database, so every replica and every restart signs and verifies with the same keys. Replicas
+ * starting together may each insert one: all of them sign with the oldest, and all verify with any.
+ */
+@Injectable()
+export class SigningKeysService implements OnModuleInit {
+  private current: SigningKey;
+  private readonly byKid = new Map<string, SigningKey>();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly db: Database,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (this.config.auth.privateKeyPem) {
+      this.current = await toSigningKey(createPrivateKey(this.config.auth.privateKeyPem));
+      this.byKid.set(this.current.kid, this.current);
+      return;
+    }
+    let rows = await this.load();
+    if (rows.length === 0) {
+      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const key = await toSigningKey(privateKey);
+      await this.db.query(
+        'INSERT INTO signing_key (kid, private_key, public_jwk) VALUES ($1, $2, $3) ON CONFLICT (kid) DO NOTHING',
+        [key.kid, privateKey.export({ type: 'pkcs8', format: 'pem' }), JSON.stringify(key.publicJwk)],
+      );
+      rows = await this.load();
+    }
+    for (const row of rows) {
+      const key = await toSigningKey(createPrivateKey(row.private_key));
+      this.byKid.set(key.kid, key);
+    }
+    this.current = this.byKid.get(rows[0].kid)!;
+  }
+
+  get signingKey(): SigningKey {
+    return this.current;
+  }
+
+  /** The key for a token's `kid`; reloads once from the database for a key another replica added. */
+  async find(kid: string): Promise<SigningKey | undefined> {
+    const known = this.byKid.get(kid);
+    if (known || this.config.auth.privateKeyPem) return known;
+    const row = await this.db.one<{ private_key: string }>('SELECT private_key FROM signing_key WHERE kid = $1', [kid]);
+    if (!row) return undefined;
+    const key = await toSigningKey(createPrivateKey(row.private_key));
+    this.byKid.set(kid, key);
+    return key;
+  }
+
+  jwks(): { keys: JWK[] } {
+    return { keys: [...this.byKid.values()].map((key) => key.publicJwk) };
+  }
+
+  private load() {
+    return this.db.query<{ kid: string; private_key: string }>('SELECT kid, private_key FROM signing_key ORDER BY created_at, kid');
+  }
+}
+
+async function toSigningKey(privateKey: KeyObject): Promise<SigningKey> {
+  const publicKey = createPublicKey(privateKey);
+  const jwk = await exportJWK(publicKey);
+  const kid = await calculateJwkThumbprint(jwk);
+  return { kid, privateKey, publicKey, publicJwk: { ...jwk, kid, alg: 'RS256', use: 'sig' } };
+}
