@@ -5,7 +5,7 @@ import type { RawQuery } from '../common/query-params.js';
 import { ProjectKey } from '../common/project-key.js';
 import { RequireScope } from './access.decorator.js';
 import { ApiClientDraftDto, ApiClientDto, ApiClientPageDto, CreatedApiClientDto } from './api-client.dto.js';
-import { ApiClientsService } from './api-clients.service.js';
+import { ApiClientsService, checkApiClientDraft } from './api-clients.service.js';
 
 @ApiTags('api-clients')
 @ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
@@ -21,7 +21,7 @@ export class ApiClientsController {
   @ApiResponse({ status: 201, type: CreatedApiClientDto })
   @ApiErrors(400, 413, 415)
   createApiClient(@ProjectKey() projectKey: string, @Body() body: unknown): Promise<CreatedApiClientDto> {
-    return this.clients.create(projectKey, this.clients.checkDraft(body, projectKey));
+    return this.clients.create(projectKey, checkApiClientDraft(body, projectKey));
   }
 
   @Get()

@@ -16,37 +16,37 @@ export interface NewClient {
   secret?: string;
 }
 
+/** Validates an API client draft `{name, scope, customerId?}` (CONTRACT.md §10). */
+export function checkApiClientDraft(body: unknown, projectKey: string): NewClient {
+  const errors: { code: ErrorCode; message: string; field: string; invalidValue?: unknown }[] = [];
+  const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  for (const key of Object.keys(b)) {
+    if (!['name', 'scope', 'customerId'].includes(key)) errors.push({ code: ErrorCode.InvalidField, message: `${key}: unknown field.`, field: key, invalidValue: b[key] });
+  }
+  const field = (name: string, pattern: RegExp, required: boolean, reason: string): string | undefined => {
+    const value = b[name];
+    if (value === undefined) {
+      if (required) errors.push({ code: ErrorCode.RequiredField, message: `${name}: a value is required.`, field: name });
+      return undefined;
+    }
+    if (typeof value !== 'string' || !pattern.test(value)) {
+      errors.push({ code: ErrorCode.InvalidField, message: `${name}: ${reason}.`, field: name, invalidValue: value });
+      return undefined;
+    }
+    return value;
+  };
+  const name = field('name', /^[^\u0000-\u001f]{1,256}$/, true, 'must be 1 to 256 printable characters');
+  const scope = field('scope', /^[\w:\- ]{1,2048}$/, true, 'must be space-separated scopes');
+  const customerId = field('customerId', /^[A-Za-z0-9_.@-]{1,256}$/, false, 'must be 1 to 256 characters of A-Z, a-z, 0-9, _ . @ -');
+  const problem = scope === undefined ? undefined : invalidClientScope(scope, projectKey);
+  if (problem) errors.push({ code: ErrorCode.InvalidField, message: `scope: ${problem}.`, field: 'scope', invalidValue: scope });
+  if (errors.length > 0) throw new DomainError(errors as never);
+  return { name: name!, scope: splitScopes(scope).join(' '), customerId };
+}
+
 @Injectable()
 export class ApiClientsService {
   constructor(private readonly clients: ApiClientsRepository) {}
-
-  /** Validates a client draft body `{name, scope, customerId?}` (CONTRACT.md §10). */
-  checkDraft(body: unknown, projectKey: string): NewClient {
-    const errors: { code: ErrorCode; message: string; field: string; invalidValue?: unknown }[] = [];
-    const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-    for (const key of Object.keys(b)) {
-      if (!['name', 'scope', 'customerId'].includes(key)) errors.push({ code: ErrorCode.InvalidField, message: `${key}: unknown field.`, field: key, invalidValue: b[key] });
-    }
-    const field = (name: string, pattern: RegExp, required: boolean, reason: string): string | undefined => {
-      const value = b[name];
-      if (value === undefined) {
-        if (required) errors.push({ code: ErrorCode.RequiredField, message: `${name}: a value is required.`, field: name });
-        return undefined;
-      }
-      if (typeof value !== 'string' || !pattern.test(value)) {
-        errors.push({ code: ErrorCode.InvalidField, message: `${name}: ${reason}.`, field: name, invalidValue: value });
-        return undefined;
-      }
-      return value;
-    };
-    const name = field('name', /^[^\u0000-\u001f]{1,256}$/, true, 'must be 1 to 256 printable characters');
-    const scope = field('scope', /^[\w:\- ]{1,2048}$/, true, 'must be space-separated scopes');
-    const customerId = field('customerId', /^[A-Za-z0-9_.@-]{1,256}$/, false, 'must be 1 to 256 characters of A-Z, a-z, 0-9, _ . @ -');
-    const problem = scope === undefined ? undefined : invalidClientScope(scope, projectKey);
-    if (problem) errors.push({ code: ErrorCode.InvalidField, message: `scope: ${problem}.`, field: 'scope', invalidValue: scope });
-    if (errors.length > 0) throw new DomainError(errors as never);
-    return { name: name!, scope: splitScopes(scope).join(' '), customerId };
-  }
 
   async create(projectKey: string, client: NewClient): Promise<CreatedApiClientDto> {
     const secret = client.secret ?? generateSecret();

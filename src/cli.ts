@@ -1,0 +1,67 @@
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { Logger } from '@nestjs/common';
+import { ApiClientsRepository } from './auth/api-clients.repository.js';
+import { ApiClientsService, checkApiClientDraft } from './auth/api-clients.service.js';
+import { ConfigError, loadConfig } from './config/app-config.js';
+import { Database } from './database/database.js';
+import { DataDirectoryLockedError } from './database/embedded-postgres.js';
+import { openDataSource } from './database/open-data-source.js';
+import { DomainError } from './common/domain-error.js';
+
+const USAGE = `Usage:
+  npm run cli -- client create --project <key> --name <name> --scope "<scopes>" [--customer-id <id>]
+
+Creates an API client directly in the database (DATABASE_URL, or the embedded DATA_DIR when no
+server holds it) and prints {id, secret, projectKey, scope} as JSON. The secret is shown once.`;
+
+/** Operator commands against the database, for when no API client exists yet to call the HTTP API. */
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      project: { type: 'string' },
+      name: { type: 'string' },
+      scope: { type: 'string' },
+      'customer-id': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help || positionals.join(' ') !== 'client create' || !values.project || !values.name || !values.scope) {
+    process.stderr.write(`${USAGE}\n`);
+    return values.help ? 0 : 2;
+  }
+  const draft = checkApiClientDraft(
+    { name: values.name, scope: values.scope, ...(values['customer-id'] ? { customerId: values['customer-id'] } : {}) },
+    values.project,
+  );
+  const opened = await openDataSource(loadConfig().database, { migrate: true });
+  try {
+    const clients = new ApiClientsService(new ApiClientsRepository(new Database(opened.pool, false)));
+    const created = await clients.create(values.project, draft);
+    process.stdout.write(`${JSON.stringify({ id: created.id, secret: created.secret, projectKey: values.project, scope: created.scope })}\n`);
+    return 0;
+  } finally {
+    await opened.close();
+  }
+}
+
+// stdout carries only the JSON answer.
+Logger.overrideLogger(['error', 'fatal']);
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof DataDirectoryLockedError) {
+      process.stderr.write(`${error.message}\nA running server holds this data directory: create the client through its API (POST /{projectKey}/api-clients), or stop it first.\n`);
+    } else if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+    } else if (error instanceof DomainError) {
+      process.stderr.write(`Invalid input: ${error.errors.map((e) => e.message).join(' ')}\n`);
+    } else {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    }
+    process.exit(1);
+  },
+);

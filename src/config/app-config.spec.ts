@@ -1,0 +1,148 @@
+import { ConfigError, loadConfig } from './app-config.js';
+
+/** loadConfig(env): defaults, every bad value in one ConfigError, all-or-none groups. */
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  describe('defaults (empty environment)', () => {
+    const config = loadConfig({});
+
+    it.each([
+      ['http.port', config.http.port, 8080],
+      ['http.host', config.http.host, '0.0.0.0'],
+      ['http.bodyLimitBytes', config.http.bodyLimitBytes, 1_048_576],
+      ['http.apiDomain', config.http.apiDomain, undefined],
+      ['http.apiRegions', config.http.apiRegions, []],
+      ['http.apiCloudProviders', config.http.apiCloudProviders, []],
+      ['http.publicBaseUrl', config.http.publicBaseUrl, undefined],
+      ['http.corsOrigins', config.http.corsOrigins, []],
+      ['database.url', config.database.url, undefined],
+      ['database.dataDir', config.database.dataDir, './data'],
+      ['database.poolSize', config.database.poolSize, 10],
+      ['database.statementTimeoutMs', config.database.statementTimeoutMs, 10_000],
+      ['database.migrationsRun', config.database.migrationsRun, true],
+      ['logLevel', config.logLevel, 'log'],
+    ])('%s', (_name, actual, expected) => {
+      expect(actual).toEqual(expected);
+    });
+
+    it('treats empty strings as unset', () => {
+      const config = loadConfig({ PORT: '', DATA_DIR: '', DATABASE_URL: '', API_DOMAIN: '', LOG_LEVEL: '' });
+      expect(config.http.port).toBe(8080);
+      expect(config.database.dataDir).toBe('./data');
+      expect(config.database.url).toBeUndefined();
+      expect(config.http.apiDomain).toBeUndefined();
+      expect(config.logLevel).toBe('log');
+    });
+
+    it('reads only the environment it is given', () => {
+      const saved = process.env.PORT;
+      process.env.PORT = 'not-a-port';
+      try {
+        expect(loadConfig({}).http.port).toBe(8080);
+      } finally {
+        if (saved === undefined) delete process.env.PORT;
+        else process.env.PORT = saved;
+      }
+    });
+  });
+
+  describe('valid values', () => {
+    it.each([
+      [{ PORT: '0' }, (c: ReturnType<typeof loadConfig>) => c.http.port, 0],
+      [{ PORT: '65535' }, (c: ReturnType<typeof loadConfig>) => c.http.port, 65535],
+      [{ DATA_DIR: '/var/lib/x' }, (c: ReturnType<typeof loadConfig>) => c.database.dataDir, '/var/lib/x'],
+      [{ DATABASE_URL: 'postgres://u@h:5432/d' }, (c: ReturnType<typeof loadConfig>) => c.database.url, 'postgres://u@h:5432/d'],
+      [{ DATABASE_URL: 'postgresql://u@h/d' }, (c: ReturnType<typeof loadConfig>) => c.database.url, 'postgresql://u@h/d'],
+      [{ DATABASE_POOL_SIZE: '200' }, (c: ReturnType<typeof loadConfig>) => c.database.poolSize, 200],
+      [{ DATABASE_MIGRATIONS_RUN: 'no' }, (c: ReturnType<typeof loadConfig>) => c.database.migrationsRun, false],
+      [{ DATABASE_MIGRATIONS_RUN: 'TRUE' }, (c: ReturnType<typeof loadConfig>) => c.database.migrationsRun, true],
+      [{ HTTP_BODY_LIMIT_BYTES: '1024' }, (c: ReturnType<typeof loadConfig>) => c.http.bodyLimitBytes, 1024],
+      [{ HTTP_CORS_ORIGINS: ' https://a.example , https://b.example ,' }, (c: ReturnType<typeof loadConfig>) => c.http.corsOrigins, ['https://a.example', 'https://b.example']],
+      [{ PUBLIC_BASE_URL: 'https://api.example.com' }, (c: ReturnType<typeof loadConfig>) => c.http.publicBaseUrl, 'https://api.example.com'],
+      [{ LOG_LEVEL: 'debug' }, (c: ReturnType<typeof loadConfig>) => c.logLevel, 'debug'],
+    ])('%j', (env, pick, expected) => {
+      expect(pick(loadConfig(env))).toEqual(expected);
+    });
+
+    it('accepts the full host-check group and trims the lists', () => {
+      const config = loadConfig({ API_DOMAIN: 'example.com', API_REGIONS: 'eu, us', API_CLOUD_PROVIDERS: 'gcp,aws ' });
+      expect(config.http.apiDomain).toBe('example.com');
+      expect(config.http.apiRegions).toEqual(['eu', 'us']);
+      expect(config.http.apiCloudProviders).toEqual(['gcp', 'aws']);
+    });
+  });
+
+  describe('bad values', () => {
+    it('lists every bad variable in one ConfigError (PORT, DATABASE_POOL_SIZE, DATABASE_URL together)', () => {
+      const error = configError({ PORT: 'abc', DATABASE_POOL_SIZE: '0', DATABASE_URL: 'mysql://x' });
+      expect(error.message).toContain('PORT');
+      expect(error.message).toContain('DATABASE_POOL_SIZE');
+      expect(error.message).toContain('DATABASE_URL');
+      expect(error.message).toContain("'abc'");
+    });
+
+    it('does not echo secrets of a bad DATABASE_URL', () => {
+      const error = configError({ DATABASE_URL: 'mysql://admin:s3cr3t-pass@db/x' });
+      expect(error.message).toContain('DATABASE_URL');
+      expect(error.message).not.toContain('s3cr3t-pass');
+    });
+
+    it.each([
+      ['PORT', 'abc'],
+      ['PORT', '-1'],
+      ['PORT', '65536'],
+      ['PORT', '80.5'],
+      ['HTTP_BODY_LIMIT_BYTES', '100'],
+      ['HTTP_BODY_LIMIT_BYTES', `${64 * 1_048_576 + 1}`],
+      ['DATABASE_POOL_SIZE', '0'],
+      ['DATABASE_POOL_SIZE', '201'],
+      ['DATABASE_STATEMENT_TIMEOUT_MS', '99'],
+      ['DATABASE_MIGRATIONS_RUN', 'maybe'],
+      ['DATABASE_URL', 'mysql://x'],
+      ['DATABASE_URL', 'not a url'],
+      ['PUBLIC_BASE_URL', 'ftp://files.example.com'],
+      ['LOG_LEVEL', 'verbose'],
+    ])('%s=%s → ConfigError naming it', (name, value) => {
+      expect(configError({ [name]: value }).message).toContain(name);
+    });
+
+    it('names each of many problems on its own line', () => {
+      const error = configError({ PORT: 'x', DATABASE_POOL_SIZE: 'y', LOG_LEVEL: 'z', DATABASE_MIGRATIONS_RUN: 'w' });
+      const lines = error.message.split('\n').filter((line) => line.trim().startsWith('-'));
+      expect(lines).toHaveLength(4);
+    });
+  });
+
+  describe('host check: all three of API_DOMAIN, API_REGIONS, API_CLOUD_PROVIDERS or none', () => {
+    it.each([
+      [{ API_DOMAIN: 'example.com' }],
+      [{ API_REGIONS: 'eu' }],
+      [{ API_CLOUD_PROVIDERS: 'gcp' }],
+      [{ API_DOMAIN: 'example.com', API_REGIONS: 'eu' }],
+      [{ API_DOMAIN: 'example.com', API_CLOUD_PROVIDERS: 'gcp' }],
+      [{ API_REGIONS: 'eu', API_CLOUD_PROVIDERS: 'gcp' }],
+      [{ API_DOMAIN: 'example.com', API_REGIONS: ' , ', API_CLOUD_PROVIDERS: 'gcp' }],
+    ])('%j → ConfigError', (env) => {
+      const message = configError(env).message;
+      expect(message).toMatch(/API_DOMAIN/);
+      expect(message).toMatch(/API_REGIONS/);
+      expect(message).toMatch(/API_CLOUD_PROVIDERS/);
+    });
+
+    it('reports a partial host check together with other problems', () => {
+      const message = configError({ API_DOMAIN: 'example.com', PORT: 'abc' }).message;
+      expect(message).toContain('PORT');
+      expect(message).toContain('API_REGIONS');
+    });
+  });
+});

@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
+
+const run = promisify(execFile);
+
+/** The operator CLI, run as operators run it: the built `dist/src/cli.js` in its own process. */
+function cli(args: string[], env: Record<string, string>) {
+  return run(process.execPath, ['dist/src/cli.js', ...args], { env: { ...process.env, ...env }, timeout: 60_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+  );
+}
+
+describe('npm run cli -- client create', () => {
+  const projectKey = uniqueProjectKey('cli');
+  const dataDir = mkdtempSync(join(tmpdir(), 'resource-api-cli-'));
+  const env: Record<string, string> = onPostgres ? {} : { DATA_DIR: dataDir };
+  let t: TestApp | undefined;
+
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates a client whose credentials obtain a token, printing only JSON on stdout', async () => {
+    const result = await cli(['client', 'create', '--project', projectKey, '--name', 'ops', '--scope', `manage_test:${projectKey} view_test:${projectKey}`, '--customer-id', 'cust-7'], env);
+    expect(result.code).toBe(0);
+    const created = JSON.parse(result.stdout);
+    expect(created).toEqual({ id: expect.any(String), secret: expect.any(String), projectKey, scope: `manage_test:${projectKey} view_test:${projectKey}` });
+
+    t = await createTestApp(env);
+    const token = await t.http.post('/oauth/token').auth(created.id, created.secret).type('form').send({ grant_type: 'client_credentials' });
+    expect(token.status).toBe(200);
+    expect(token.body.scope.split(' ')).toEqual(expect.arrayContaining([`manage_test:${projectKey}`, 'customer_id_test:cust-7']));
+  });
+
+  it('rejects invalid input with a message and exit code 1', async () => {
+    const result = await cli(['client', 'create', '--project', projectKey, '--name', 'ops', '--scope', 'manage_test:another-project'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('names another project');
+    expect(result.stdout).toBe('');
+  });
+
+  it('prints usage and exits 2 without the required options', async () => {
+    const result = await cli(['client', 'create', '--project', projectKey], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Usage:');
+  });
+
+  it('refuses an embedded data directory held by a running server; works beside one on PostgreSQL', async () => {
+    // The app started in the first test runs in this process and holds the embedded directory's lock.
+    const result = await cli(['client', 'create', '--project', projectKey, '--name', 'ops2', '--scope', `manage_test:${projectKey}`], env);
+    if (onPostgres) {
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout).projectKey).toBe(projectKey);
+    } else {
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/in use by process/);
+      expect(result.stderr).toContain('POST /{projectKey}/api-clients');
+    }
+  });
+});
