@@ -27,7 +27,8 @@ const KEY_CONSTRAINT = 'resource_project_key_key_unique';
 /** `GET /resource` merges at most this many resources (CONTRACT.md §3). */
 export const MERGE_LIMIT = 500;
 
-const SQL = {
+/** The statements of the hot paths; `bench/baseline-server.mjs` runs the very same SQL. */
+export const RESOURCE_SQL = {
   byId: {
     name: 'resource_by_id',
     text: `SELECT ${RESOURCE_JSON} AS json FROM resource r WHERE r.id = $1 AND r.project_key = $2`,
@@ -90,6 +91,7 @@ const SQL = {
            RETURNING ${RESOURCE_JSON} AS json`,
   },
 } satisfies Record<string, Statement>;
+const SQL = RESOURCE_SQL;
 
 export interface WrittenResource {
   id: string;
