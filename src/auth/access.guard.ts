@@ -45,7 +45,7 @@ export class AccessGuard implements CanActivate {
         headers: { 'Retry-After': String(wait) },
       });
     }
-    const granted = grant(rule, token.scopes, projectKey);
+    const granted = grant(rule, token.scopeSet, projectKey);
     if (!granted) throw insufficientScope(`This request requires the scope ${describeRule(rule, projectKey)}.`, describeRule(rule, projectKey));
     request.principal = {
       clientId: token.clientId,

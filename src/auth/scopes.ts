@@ -30,12 +30,11 @@ export function customerOf(scopes: readonly string[]): string | undefined {
 }
 
 /** Whether `scopes` satisfy `rule` for `projectKey`; `manage_test` also satisfies `view_test`. */
-export function grant(rule: AccessRule, scopes: readonly string[], projectKey: string): Grant | undefined {
-  const held = new Set(scopes);
+export function grant(rule: AccessRule, held: ReadonlySet<string>, projectKey: string): Grant | undefined {
   const has = (name: ScopeName) =>
     held.has(`${name}:${projectKey}`) || (name === 'view_test' && held.has(`manage_test:${projectKey}`));
   if (rule.scopes?.some(has)) return { customerOnly: false };
-  if (rule.customerBound && has(rule.customerBound) && customerOf(scopes) !== undefined) return { customerOnly: true };
+  if (rule.customerBound && has(rule.customerBound) && customerOf([...held]) !== undefined) return { customerOnly: true };
   return undefined;
 }
 

@@ -19,6 +19,8 @@ export interface IssuedToken {
 export interface VerifiedToken extends Principal {
   projectKey?: string;
   scopes: string[];
+  /** `scopes` as a set, built once per verified token. */
+  scopeSet: ReadonlySet<string>;
   /** Seconds since the epoch. */
   exp: number;
   iat?: number;
@@ -150,6 +152,7 @@ function toVerified(payload: JWTPayload, local: boolean): VerifiedToken {
     customerId: customerOf(scopes),
     projectKey: typeof payload.project_key === 'string' ? payload.project_key : undefined,
     scopes,
+    scopeSet: new Set(scopes),
     exp: payload.exp,
     iat: payload.iat,
     local,

@@ -1,0 +1,59 @@
+import { AccessRule, customerOf, describeRule, grant, invalidClientScope, splitScopes } from './scopes.js';
+
+const VIEW: AccessRule = { scopes: ['manage_test', 'view_test'] };
+const MANAGE: AccessRule = { scopes: ['manage_test'] };
+const CREATE: AccessRule = { scopes: ['manage_test'], customerBound: 'manage_my_profile_test' };
+const set = (scope: string) => new Set(splitScopes(scope));
+
+describe('grant', () => {
+  it.each([
+    ['view_test:p', VIEW, { customerOnly: false }],
+    ['manage_test:p', VIEW, { customerOnly: false }],
+    ['view_test:q', VIEW, undefined],
+    ['view_test:p', MANAGE, undefined],
+    ['manage_products:p', VIEW, undefined],
+    ['', VIEW, undefined],
+    ['manage_test:p', CREATE, { customerOnly: false }],
+    ['manage_my_profile_test:p customer_id_test:c1', CREATE, { customerOnly: true }],
+    ['manage_my_profile_test:p', CREATE, undefined],
+    ['manage_my_profile_test:q customer_id_test:c1', CREATE, undefined],
+    ['manage_my_profile_test:p customer_id_test:c1', MANAGE, undefined],
+    ['manage_test:p customer_id_test:c1 manage_my_profile_test:p', CREATE, { customerOnly: false }],
+    ['view_test:p-extra', VIEW, undefined],
+  ])('%s against %j for project p → %j', (scope, rule, expected) => {
+    expect(grant(rule, set(scope), 'p')).toEqual(expected);
+  });
+
+  it('a public rule grants nothing through scopes (the guard lets public routes through before this)', () => {
+    expect(grant({ public: true }, set('manage_test:p'), 'p')).toBeUndefined();
+  });
+});
+
+describe('customerOf', () => {
+  it.each([
+    [['customer_id_test:abc', 'view_test:p'], 'abc'],
+    [['view_test:p'], undefined],
+    [['customer_id_test:'], undefined],
+  ])('%j → %s', (scopes, expected) => expect(customerOf(scopes)).toBe(expected));
+});
+
+describe('describeRule', () => {
+  it('lists the alternatives for the project', () => {
+    expect(describeRule(CREATE, 'p')).toBe('manage_test:p or manage_my_profile_test:p with customer_id_test:<id>');
+  });
+});
+
+describe('invalidClientScope', () => {
+  it.each([
+    ['manage_test:p view_test:p', undefined],
+    ['', 'at least one scope is required'],
+    ['manage_test:q', 'names another project'],
+    ['superuser:p', 'is not a known scope'],
+    ['manage_test:p:x', 'is not a known scope'],
+    ['customer_id_test:p', 'is not a known scope'],
+  ])('%s → %s', (scope, problem) => {
+    const result = invalidClientScope(scope, 'p');
+    if (problem === undefined) expect(result).toBeUndefined();
+    else expect(result).toContain(problem);
+  });
+});
