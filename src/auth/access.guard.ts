@@ -5,6 +5,7 @@ import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import type { RequestWithPrincipal } from '../common/principal.js';
 import { assertProjectKey } from '../common/project-key.js';
+import { ROUTE_PARAM_PATTERNS } from '../common/route-params.js';
 import { ACCESS_RULE } from './access.decorator.js';
 import { RateLimiter } from './rate-limiter.js';
 import { AccessRule, describeRule, grant } from './scopes.js';
@@ -13,8 +14,9 @@ import { invalidToken, TokenService } from './token.service.js';
 const BEARER = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i;
 
 /**
- * The one global guard (CONTRACT.md §7, §10). Order: route rule (none → 403, default deny) →
- * token (401) → project key format (400) → rate limit (429) → scope (403).
+ * The one global guard (CONTRACT.md §7, §10). Order: route parameter patterns (404, as for an
+ * unknown path) → route rule (none → 403, default deny) → token (401) → project key format (400) →
+ * rate limit (429) → scope (403).
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
@@ -29,10 +31,15 @@ export class AccessGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [context.getHandler(), context.getClass()]);
+    const targets = [context.getHandler(), context.getClass()];
+    const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
+    const patterns = this.reflector.getAllAndOverride<Record<string, RegExp> | undefined>(ROUTE_PARAM_PATTERNS, targets);
+    if (patterns && Object.entries(patterns).some(([name, pattern]) => !pattern.test(String(request.params[name])))) {
+      throw DomainError.notFound(`No route matches ${request.method} ${request.path}.`);
+    }
+    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, targets);
     if (!rule) throw insufficientScope('This route declares no access rule.');
     if (rule.public) return true;
-    const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
     const header = request.headers.authorization;
     if (!header) throw invalidToken('An access token is required (Authorization: Bearer <token>).');
     const match = BEARER.exec(header);

@@ -6,8 +6,9 @@ import { describeJsonError, parseJson } from './lossless-json.js';
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
-/** Media types whose bodies a route reads as a raw stream (image upload); left untouched here. */
+/** Image bodies are read as a raw stream by the upload route (spec 4.5); everywhere else they are a 415. */
 const RAW_TYPE = /^image\//i;
+const RAW_PATH = /^\/[^/]+\/resource\/images\/?$/;
 
 export interface BodyParserOptions {
   limitBytes: number;
@@ -23,7 +24,7 @@ export function bodyParser({ limitBytes }: BodyParserOptions) {
     const type = req.headers['content-type'] ?? '';
     const length = req.headers['content-length'];
     const hasBody = (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
-    if (!hasBody || RAW_TYPE.test(type)) {
+    if (!hasBody || (RAW_TYPE.test(type) && RAW_PATH.test(req.path))) {
       next();
       return;
     }

@@ -9,6 +9,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(error.message);
 }
 
+/** SQLSTATE class 22 (data exception): a value the client sent that PostgreSQL rejects. */
+export function isDataException(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' && code.length === 5 && code.startsWith('22');
+}
+
 export function isUniqueViolation(error: unknown, constraint: string): boolean {
   const e = error as { code?: string; constraint?: string };
   return e?.code === '23505' && e.constraint === constraint;

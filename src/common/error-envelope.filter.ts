@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { DomainError, ErrorDetail } from './domain-error.js';
 import { ErrorCode, ERROR_STATUS } from './error-code.js';
-import { isDatabaseUnavailable } from './database-errors.js';
+import { isDatabaseUnavailable, isDataException } from './database-errors.js';
 
 const STATUS_CODE: Partial<Record<number, ErrorCode>> = {
   400: ErrorCode.InvalidInput,
@@ -38,7 +38,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const body: Record<string, unknown> = {
       statusCode: error.status,
       message: error.message,
-      errors: error.errors,
+      errors: error.errors.map(withBoundedEcho),
       ...error.extra,
     };
     if (error.headers) response.set(error.headers);
@@ -63,6 +63,9 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (bodyParser?.type === 'entity.too.large') {
       return DomainError.of(ErrorCode.PayloadTooLarge, 'The request body is too large.');
     }
+    if (isDataException(exception)) {
+      return DomainError.of(ErrorCode.InvalidInput, 'A value in the request cannot be stored or compared (for example a NUL character).');
+    }
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(`database unavailable: ${(exception as Error).message}`);
       return Object.assign(
@@ -79,6 +82,26 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
 
 function bigintAsString(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
+}
+
+const MAX_ECHO = 1_024;
+
+/**
+ * Errors echo the rejected value, but only a small one: a deeply nested or huge value is left out
+ * (serialising it could exhaust the stack and turn a 400 into a 500).
+ */
+function withBoundedEcho(detail: ErrorDetail): ErrorDetail {
+  if (!('invalidValue' in detail)) return detail;
+  const value = detail.invalidValue;
+  if (typeof value === 'string' && value.length > MAX_ECHO) return { ...detail, invalidValue: `${value.slice(0, MAX_ECHO)}…` };
+  if (typeof value !== 'object' || value === null) return detail;
+  try {
+    if (JSON.stringify(value, bigintAsString).length <= MAX_ECHO) return detail;
+  } catch {
+    // too deep to serialise: leave it out
+  }
+  const { invalidValue: _omitted, ...rest } = detail;
+  return rest as ErrorDetail;
 }
 
 export type { ErrorDetail };

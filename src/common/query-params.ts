@@ -24,6 +24,7 @@ export const queryParam = {
     if (value === undefined) return [];
     const values = Array.isArray(value) ? value : [value];
     if (!values.every((v) => typeof v === 'string')) throw invalid(name, value, 'must be a string');
+    if (values.some((v) => (v as string).includes('\u0000'))) throw invalid(name, value, 'must not contain NUL characters');
     return values as string[];
   },
 

@@ -166,6 +166,10 @@ export function checkString(value: unknown, path: string, violations: Violations
     violations.invalid(path, value.slice(0, 64), `must have at most ${max} characters`);
     return undefined;
   }
+  if (value.includes('\u0000')) {
+    violations.invalid(path, value, 'must not contain NUL characters');
+    return undefined;
+  }
   return value;
 }
 

@@ -5,18 +5,20 @@ import { ApiErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { CurrentPrincipal, Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
+import { ParamPatterns, UUID_PATTERN } from '../common/route-params.js';
 import type { RawQuery } from '../common/query-params.js';
 import { ObjectTestTypeDto, UpdateRequestDto } from './resource.dto.js';
 import { ResourceService } from './resource.service.js';
 
 /**
- * Routes on `/{projectKey}/resource/{id}`. `{id}` matches any segment, so these must be registered
- * after every static path under /resource (searchApiPattern, images, …): AppModule imports the
- * module that holds this controller last, and a test checks the order.
+ * Routes on `/{projectKey}/resource/{id}`. `{id}` matches UUIDs only (`@ParamPatterns`), and these
+ * routes are registered after every static path under /resource (AppModule imports their module
+ * last; a test checks the order), so a static path is never taken for an id.
  */
 @ApiTags('resource')
 @ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
-@ApiParam({ name: 'id', format: 'uuid' })
+@ApiParam({ name: 'id', format: 'uuid', description: 'A UUID; any other segment matches no route (404).' })
+@ParamPatterns({ id: UUID_PATTERN })
 @Controller(':projectKey/resource')
 export class ResourceItemController {
   constructor(private readonly resources: ResourceService) {}

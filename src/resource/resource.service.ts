@@ -3,11 +3,11 @@ import { DomainError } from '../common/domain-error.js';
 import { queryParam, RawQuery } from '../common/query-params.js';
 import type { Principal } from '../common/principal.js';
 import { ResourceRepository, WrittenResource } from './resource.repository.js';
-import { checkDraft } from './resource-draft.js';
+import { checkDraft, KEY_PATTERN } from './resource-draft.js';
+import { UUID_PATTERN as UUID } from '../common/route-params.js';
 import { buildResourceFilter } from './resource-filter.js';
 import { checkUpdateRequest } from './update-actions.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Resources are answered as JSON text built by the database (see `RESOURCE_JSON`). */
 @Injectable()
@@ -20,7 +20,8 @@ export class ResourceService {
   }
 
   async getByKey(projectKey: string, key: string): Promise<string> {
-    return (await this.resources.findJsonByKey(projectKey, key)) ?? notFoundByKey(key);
+    const json = KEY_PATTERN.test(key) ? await this.resources.findJsonByKey(projectKey, key) : undefined;
+    return json ?? notFoundByKey(key);
   }
 
   query(projectKey: string, query: RawQuery): Promise<{ json: string; total: number }> {
