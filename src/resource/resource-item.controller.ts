@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
@@ -36,6 +36,7 @@ export class ResourceItemController {
   }
 
   @Post(':id')
+  @HttpCode(200)
   @RequireScope(['manage_test'])
   @JsonText()
   @ApiOperation({ summary: 'Updates a resource with update actions', description: 'Actions: doSomeThing, changeSomeProperty, importFooForSecondPropertyToUpdate, setKey, setObjectTypeProperty, publish, unpublish. All or nothing; +1 version when at least one action.' })
