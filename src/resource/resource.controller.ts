@@ -1,5 +1,5 @@
-import { Body, Controller, Get, Head, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Body, Controller, Get, Head, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
@@ -46,6 +46,18 @@ function ApiFilters(head: boolean): MethodDecorator {
   };
 }
 
+/** POST, PUT and PATCH /resource: a draft in, 201 with the resource and its Location out. */
+function DraftWrite(summary: string, ...extraErrors: number[]): MethodDecorator {
+  return applyDecorators(
+    HttpCode(201),
+    JsonText(),
+    ApiOperation({ summary }),
+    ApiBody({ type: ObjectTestTypeDraftDto }),
+    ApiResponse({ status: 201, type: ObjectTestTypeDto, headers: { Location: { schema: { type: 'string' } } } }),
+    ApiErrors(400, ...extraErrors, 409, 413, 415),
+  );
+}
+
 function setLocation(res: Response, projectKey: string, written: WrittenResource): string {
   res.location(`/${projectKey}/resource/${written.id}`);
   return written.json;
@@ -87,36 +99,21 @@ export class ResourceController {
 
   @Post()
   @RequireScope(['manage_test'], { customerBound: 'manage_my_profile_test' })
-  @HttpCode(201)
-  @JsonText()
-  @ApiOperation({ summary: 'Creates a resource, or updates the one with the draft\'s key' })
-  @ApiBody({ type: ObjectTestTypeDraftDto })
-  @ApiResponse({ status: 201, type: ObjectTestTypeDto, headers: { Location: { schema: { type: 'string' } } } })
-  @ApiErrors(400, 404, 409, 413, 415)
+  @DraftWrite('Creates a resource, or updates the one with the draft\'s key', 404)
   async createResource(@ProjectKey() projectKey: string, @Body() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: Response): Promise<string> {
     return setLocation(res, projectKey, await this.resources.createOrReplace(projectKey, body, by, false));
   }
 
   @Put()
   @RequireScope(['manage_test'])
-  @HttpCode(201)
-  @JsonText()
-  @ApiOperation({ summary: 'Creates or overwrites the resource with the draft\'s key (key required)' })
-  @ApiBody({ type: ObjectTestTypeDraftDto })
-  @ApiResponse({ status: 201, type: ObjectTestTypeDto, headers: { Location: { schema: { type: 'string' } } } })
-  @ApiErrors(400, 409, 413, 415)
+  @DraftWrite('Creates or overwrites the resource with the draft\'s key (key required)')
   async createOrOverwriteResource(@ProjectKey() projectKey: string, @Body() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: Response): Promise<string> {
     return setLocation(res, projectKey, await this.resources.createOrReplace(projectKey, body, by, true));
   }
 
   @Patch()
   @RequireScope(['manage_test'])
-  @HttpCode(201)
-  @JsonText()
-  @ApiOperation({ summary: 'Overwrites the existing resource with the draft\'s key (key required)' })
-  @ApiBody({ type: ObjectTestTypeDraftDto })
-  @ApiResponse({ status: 201, type: ObjectTestTypeDto, headers: { Location: { schema: { type: 'string' } } } })
-  @ApiErrors(400, 404, 409, 413, 415)
+  @DraftWrite('Overwrites the existing resource with the draft\'s key (key required)', 404)
   async overwriteResource(@ProjectKey() projectKey: string, @Body() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: Response): Promise<string> {
     return setLocation(res, projectKey, await this.resources.replaceExisting(projectKey, body, by));
   }
