@@ -11,7 +11,7 @@ import { draft } from '../support/fixtures.js';
  * (CONTRACT.md §7 "Access", §10 "Access").
  */
 
-type Res = { status: number; headers: Record<string, string>; body: unknown };
+type Res = { status: number; headers: Record<string, string>; body: any };
 
 const ALL_SCOPES = ['manage_test', 'view_test', 'manage_my_profile_test', 'manage_products', 'manage_api_clients'];
 

@@ -15,7 +15,7 @@ const KID = 'external-key-1';
 
 type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 
-type Res = { status: number; headers: Record<string, string>; body: unknown };
+type Res = { status: number; headers: Record<string, string>; body: any };
 
 function errorCode(res: Res): string | undefined {
   return (res.body as { errors?: Array<{ code?: string }> } | undefined)?.errors?.[0]?.code;

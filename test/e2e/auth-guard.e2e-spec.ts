@@ -24,7 +24,7 @@ import { draft } from '../support/fixtures.js';
  * "a missing, bad or expired token is 401 (never 403)").
  */
 
-type Res = { status: number; headers: Record<string, string>; body: unknown };
+type Res = { status: number; headers: Record<string, string>; body: any };
 type Method = 'head' | 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 interface RouteCase {

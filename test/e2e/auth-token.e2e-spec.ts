@@ -11,7 +11,7 @@ import { draft } from '../support/fixtures.js';
  * "Access", "Further precisions", "Compatibility with commercetools clients").
  */
 
-type Res = { status: number; headers: Record<string, string>; body: unknown; text?: string };
+type Res = { status: number; headers: Record<string, string>; body: any; text?: string };
 
 function basic(id: string, secret: string): string {
   return `Basic ${Buffer.from(`${id}:${secret}`, 'utf8').toString('base64')}`;

@@ -263,7 +263,7 @@ if (process.env.DATABASE_URL) {
           return 0;
         }),
       );
-      expect(wins.reduce((sum, win) => sum + win, 0)).toBe(writers);
+      expect(wins.reduce((sum: number, win) => sum + win, 0)).toBe(writers);
       const read = await call(a, 'GET', `/${PROJECT}/resource/${id}`, auth);
       expect(read.body.version).toBe(1 + writers);
     }, TIMEOUT_MS);
