@@ -21,6 +21,8 @@ const BEARER = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i;
 @Injectable()
 export class AccessGuard implements CanActivate {
   private readonly limiter: RateLimiter;
+  /** Route metadata never changes: read once per handler, not on every request. */
+  private readonly metadata = new WeakMap<object, RouteMetadata>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -30,14 +32,27 @@ export class AccessGuard implements CanActivate {
     this.limiter = new RateLimiter(config.auth.rateLimitPerMinute);
   }
 
+  private metadataOf(context: ExecutionContext): RouteMetadata {
+    const handler = context.getHandler();
+    let metadata = this.metadata.get(handler);
+    if (!metadata) {
+      const targets = [handler, context.getClass()];
+      const patterns = this.reflector.getAllAndOverride<Record<string, RegExp> | undefined>(ROUTE_PARAM_PATTERNS, targets);
+      metadata = {
+        rule: this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, targets),
+        patterns: patterns && Object.entries(patterns),
+      };
+      this.metadata.set(handler, metadata);
+    }
+    return metadata;
+  }
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
+    const { rule, patterns } = this.metadataOf(context);
     const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
-    const patterns = this.reflector.getAllAndOverride<Record<string, RegExp> | undefined>(ROUTE_PARAM_PATTERNS, targets);
-    if (patterns && Object.entries(patterns).some(([name, pattern]) => !pattern.test(String(request.params[name])))) {
+    if (patterns && patterns.some(([name, pattern]) => !pattern.test(String(request.params[name])))) {
       throw DomainError.notFound(`No route matches ${request.method} ${request.path}.`);
     }
-    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, targets);
     if (!rule) throw insufficientScope('This route declares no access rule.');
     if (rule.public) return true;
     const header = request.headers.authorization;
@@ -61,6 +76,11 @@ export class AccessGuard implements CanActivate {
     };
     return true;
   }
+}
+
+interface RouteMetadata {
+  rule?: AccessRule;
+  patterns?: [string, RegExp][];
 }
 
 function insufficientScope(description: string, scope?: string): DomainError {
