@@ -633,7 +633,10 @@ function report(results) {
   }
   for (const [mode, scen] of [['postgres', pgScen], ['embedded', embScen]]) {
     const rss = Math.max(0, ...Object.values(scen).map((e) => e.service.maxRssMb));
-    if (Object.keys(scen).length) targets.push([`service RSS (${mode})`, `${rss} MB`, `< ${TARGETS.rssMb.max} MB`, rss < TARGETS.rssMb.max ? 'PASS' : 'FAIL']);
+    // The RSS target is for PostgreSQL mode; embedded PGlite lives in the server process, so its RSS is information.
+    if (!Object.keys(scen).length) continue;
+    if (mode === 'postgres') targets.push([`service RSS (${mode})`, `${rss} MB`, `< ${TARGETS.rssMb.max} MB`, rss < TARGETS.rssMb.max ? 'PASS' : 'FAIL']);
+    else targets.push([`service RSS (${mode}, incl. PGlite)`, `${rss} MB`, 'no target', '-']);
   }
   if (results.embedded?.readyMsExistingDir !== undefined) {
     targets.push(['embedded ready, existing dir', `${results.embedded.readyMsExistingDir} ms`, `< ${TARGETS.embeddedReadyMs.max} ms`, results.embedded.readyPass ? 'PASS' : 'FAIL']);

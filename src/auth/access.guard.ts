@@ -9,7 +9,7 @@ import { ROUTE_PARAM_PATTERNS } from '../common/route-params.js';
 import { ACCESS_RULE } from './access.decorator.js';
 import { RateLimiter } from './rate-limiter.js';
 import { AccessRule, describeRule, grant } from './scopes.js';
-import { invalidToken, TokenService } from './token.service.js';
+import { invalidToken, quotable, TokenService } from './token.service.js';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i;
 
@@ -85,7 +85,7 @@ interface RouteMetadata {
 
 function insufficientScope(description: string, scope?: string): DomainError {
   return Object.assign(DomainError.of(ErrorCode.InsufficientScope, description), {
-    headers: { 'WWW-Authenticate': `Bearer realm="resource-api", error="insufficient_scope"${scope ? `, scope="${scope}"` : ''}` },
+    headers: { 'WWW-Authenticate': `Bearer realm="resource-api", error="insufficient_scope"${scope ? `, scope="${quotable(scope)}"` : ''}` },
     extra: { error: 'insufficient_scope', error_description: description },
   });
 }

@@ -143,6 +143,11 @@ export class TokenService {
   }
 }
 
+/** RFC 7235 quoted-string content: no double quotes or backslashes. */
+export function quotable(text: string): string {
+  return text.replace(/["\\]/g, "'");
+}
+
 function toVerified(payload: JWTPayload, local: boolean): VerifiedToken {
   const scopes = typeof payload.scope === 'string' ? splitScopes(payload.scope) : Array.isArray(payload.scp) ? payload.scp.map(String) : [];
   const clientId = String(payload.client_id ?? payload.azp ?? payload.sub ?? 'unknown');
@@ -161,7 +166,7 @@ function toVerified(payload: JWTPayload, local: boolean): VerifiedToken {
 
 export function invalidToken(description: string): DomainError {
   return Object.assign(DomainError.of(ErrorCode.InvalidToken, description), {
-    headers: { 'WWW-Authenticate': `Bearer realm="resource-api", error="invalid_token", error_description="${description}"` },
+    headers: { 'WWW-Authenticate': `Bearer realm="resource-api", error="invalid_token", error_description="${quotable(description)}"` },
     extra: { error: 'invalid_token', error_description: description },
   });
 }

@@ -103,5 +103,3 @@ function withBoundedEcho(detail: ErrorDetail): ErrorDetail {
   const { invalidValue: _omitted, ...rest } = detail;
   return rest as ErrorDetail;
 }
-
-export type { ErrorDetail };

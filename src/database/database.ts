@@ -1,4 +1,4 @@
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Pool, QueryResultRow } from 'pg';
 
 /** A statement with a stable name, prepared once per connection where the server supports it. */
 export interface Statement {
@@ -30,21 +30,5 @@ export class Database {
 
   async one<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = []): Promise<R | undefined> {
     return (await this.query<R>(statement, values))[0];
-  }
-
-  /** Runs `work` in one transaction on one connection; rolls back on any error. */
-  async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
   }
 }

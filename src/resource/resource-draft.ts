@@ -1,5 +1,5 @@
 import { DomainError } from '../common/domain-error.js';
-import { checkArrayTestType, checkInt64, isPlainObject, toJsonText, Violations } from './array-test-type.validator.js';
+import { checkArrayTestType, isPlainObject, toJsonText, Violations } from './array-test-type.validator.js';
 
 export const KEY_PATTERN = /^[A-Za-z0-9_-]{2,256}$/;
 
@@ -89,5 +89,3 @@ export function throwIfAny(violations: Violations): void {
     );
   }
 }
-
-export { checkInt64 };
