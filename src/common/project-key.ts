@@ -1,4 +1,4 @@
-import { Param, PipeTransform } from '@nestjs/common';
+import { Param } from '@nestjs/common';
 import { DomainError } from './domain-error.js';
 import { ErrorCode } from './error-code.js';
 
@@ -14,11 +14,8 @@ export function assertProjectKey(value: string): string {
   return value;
 }
 
-class ProjectKeyPipe implements PipeTransform<string, string> {
-  transform(value: string): string {
-    return assertProjectKey(value);
-  }
-}
-
-/** The `projectKey` path parameter, checked (2–36 characters of `[a-z0-9-]`, CONTRACT.md §0). */
-export const ProjectKey = (): ParameterDecorator => Param('projectKey', new ProjectKeyPipe());
+/**
+ * The `projectKey` path parameter. Its format (2–36 characters of `[a-z0-9-]`, CONTRACT.md §0) is
+ * checked once, by the access guard, after authentication and before the scope (CONTRACT.md §10).
+ */
+export const ProjectKey = (): ParameterDecorator => Param('projectKey');
