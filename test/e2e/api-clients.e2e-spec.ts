@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Database } from '../../src/database/database.js';
 import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
+import { expectErrorEnvelope as expectError } from '../support/expect-error.js';
 
 /*
  * /{projectKey}/api-clients, the bootstrap and demo clients, deletion and rate limits
@@ -23,13 +24,6 @@ function errorCode(res: Res): string | undefined {
   return (res.body as { errors?: Array<{ code?: string }> } | undefined)?.errors?.[0]?.code;
 }
 
-function expectError(res: Res, status: number, code: string): void {
-  expect({ status: res.status, code: errorCode(res) }).toEqual({ status, code });
-  const body = res.body as Record<string, unknown>;
-  expect(body.statusCode).toBe(status);
-  expect(typeof body.message).toBe('string');
-  expect(Array.isArray(body.errors)).toBe(true);
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

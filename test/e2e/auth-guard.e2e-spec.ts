@@ -18,6 +18,7 @@ import { configureApp } from '../../src/configure-app.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { createTestApp, onPostgres, TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
+import { expectErrorEnvelope } from '../support/expect-error.js';
 
 /*
  * The scope guard (CONTRACT.md §7 "Access", §10 order of checks, default deny, customer-bound tokens,
@@ -67,18 +68,8 @@ function errorCode(res: Res): string | undefined {
 
 /** Status and errors[0].code (HEAD answers have no body: status and headers only). */
 function expectError(res: Res, method: Method, status: number, code: string): void {
-  if (method === 'head') {
-    expect(res.status).toBe(status);
-    return;
-  }
-  expect({ status: res.status, code: errorCode(res) }).toEqual({ status, code });
-  const body = res.body as Record<string, unknown>;
-  expect(body.statusCode).toBe(status);
-  expect(typeof body.message).toBe('string');
-  if (status === 401 || status === 403) {
-    expect(body.error).toBe(code);
-    expect(typeof body.error_description).toBe('string');
-  }
+  if (method === 'head') expect(res.status).toBe(status);
+  else expectErrorEnvelope(res, status, code);
 }
 
 function expect401(res: Res, method: Method = 'get'): void {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Response } from 'supertest';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { arrays, draft } from '../support/fixtures.js';
+import { expectErrorEnvelope as expectEnvelope } from '../support/expect-error.js';
 
 /*
  * Platform-level errors (CONTRACT.md §9, §10): the envelope, body parsing (malformed JSON, empty
@@ -11,34 +12,11 @@ import { arrays, draft } from '../support/fixtures.js';
  * and never carries a stack trace, SQL text or a driver message.
  */
 
-const SQL_TEXT = /\b(SELECT|INSERT|UPDATE|DELETE FROM|WHERE)\b|relation "|syntax error at or near|violates .* constraint|duplicate key value|invalid byte sequence|unsupported Unicode escape|pg_|jsonb|\bat [\w.<>]+ \(.*:\d+:\d+\)/;
-
-function expectEnvelope(res: Response, status: number, code?: string | string[]): void {
-  const body = res.body as { statusCode?: unknown; message?: unknown; errors?: Array<Record<string, unknown>> };
-  const codes = code === undefined ? undefined : Array.isArray(code) ? code : [code];
-  expect({ status: res.status, code: codes && codes.includes(body?.errors?.[0]?.code as string) ? 'as expected' : body?.errors?.[0]?.code }).toEqual({
-    status,
-    code: codes ? 'as expected' : body?.errors?.[0]?.code,
-  });
-  expectWellFormedError(res);
-}
 
 /** Any error answer: the exact envelope, JSON, no internals. */
 function expectWellFormedError(res: Response): void {
   expect(res.status).toBeGreaterThanOrEqual(400);
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  const body = res.body as { statusCode?: unknown; message?: unknown; errors?: Array<Record<string, unknown>> };
-  expect(Object.keys(body).sort()).toEqual(['errors', 'message', 'statusCode']);
-  expect(body.statusCode).toBe(res.status);
-  expect(typeof body.message).toBe('string');
-  expect(Array.isArray(body.errors)).toBe(true);
-  expect(body.errors!.length).toBeGreaterThanOrEqual(1);
-  for (const error of body.errors!) {
-    expect(typeof error.code).toBe('string');
-    expect(typeof error.message).toBe('string');
-  }
-  expect(res.text).not.toMatch(/"stack"/);
-  expect(res.text).not.toMatch(SQL_TEXT);
+  expectEnvelope(res, res.status);
 }
 
 /** A client error, never a 500: the status is 4xx and the body is the envelope. */

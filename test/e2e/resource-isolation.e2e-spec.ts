@@ -1,54 +1,12 @@
 import type { Response } from 'supertest';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
+import { expectErrorEnvelope as expectEnvelope, expectNoInternals } from '../support/expect-error.js';
 
 /**
  * Project isolation, project-key format and the error envelope of the resource endpoints
  * (CONTRACT.md §0, §9, §10).
  */
-
-/** Text that must never reach a client: stack frames, SQL, driver messages, source paths. */
-const INTERNALS = [
-  /\bat .+\(.+:\d+:\d+\)/,
-  /\bat (async )?[\w.<>]+ \(/,
-  /node_modules/,
-  /\.ts:\d+/,
-  /\.js:\d+/,
-  /\bSELECT\b/i,
-  /\bINSERT INTO\b/i,
-  /\bUPDATE resource\b/i,
-  /\bDELETE FROM\b/i,
-  /\bWHERE\b/,
-  /jsonb/i,
-  /\$\d+::/,
-  /syntax error at or near/i,
-  /violates (unique|check|foreign key) constraint/i,
-  /duplicate key value/i,
-  /invalid input syntax/i,
-  /relation "[^"]+"/i,
-  /\bpg\b|postgres|pglite|typeorm|QueryFailedError/i,
-  /"stack"/,
-];
-
-function expectNoInternals(res: Response): void {
-  const text = res.text ?? '';
-  for (const pattern of INTERNALS) expect(text).not.toMatch(pattern);
-}
-
-/** `{statusCode, message, errors: [{code, message, …}]}` with the status, and nothing internal. */
-function expectEnvelope(res: Response, status: number, code?: string): void {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toMatch(/application\/json/);
-  expect(res.body).toEqual(
-    expect.objectContaining({ statusCode: status, message: expect.any(String), errors: expect.any(Array) }),
-  );
-  expect(res.body.errors.length).toBeGreaterThan(0);
-  for (const error of res.body.errors) {
-    expect(error).toEqual(expect.objectContaining({ code: expect.any(String), message: expect.any(String) }));
-  }
-  if (code) expect(res.body.errors[0].code).toBe(code);
-  expectNoInternals(res);
-}
 
 describe('resource isolation and errors', () => {
   let t: TestApp;

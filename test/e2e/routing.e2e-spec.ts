@@ -1,5 +1,6 @@
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
+import { expectErrorEnvelope as expectEnvelope } from '../support/expect-error.js';
 
 /*
  * Route order under /{projectKey}/resource: `{id}` matches any one segment, so every static path
@@ -30,14 +31,6 @@ const ITEM_PATH = '/:projectKey/resource/:id';
 /** One segment after /resource that is not a bare parameter: a static name, or `key=:key`. */
 const STATIC_CHILD = /^\/:projectKey\/resource\/(?!:)[^/]+$/;
 
-function expectEnvelope(res: { status: number; headers: Record<string, string>; body: unknown }, status: number, code: string): void {
-  expect({ status: res.status, code: (res.body as { errors?: Array<{ code: string }> })?.errors?.[0]?.code }).toEqual({ status, code });
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  const body = res.body as Record<string, unknown>;
-  expect(Object.keys(body).sort()).toEqual(['errors', 'message', 'statusCode']);
-  expect(body.statusCode).toBe(status);
-  expect(typeof body.message).toBe('string');
-}
 
 describe('route order under /{projectKey}/resource', () => {
   let t: TestApp;
