@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
-import { arrays, draft, INT64_MAX, INT64_MIN } from '../support/fixtures.js';
+import { arrays, draft, INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
 
 /**
  * Black-box tests of the reads: GET /{projectKey}/resource/{id}, GET …/key={key}, GET and HEAD
@@ -10,15 +10,7 @@ import { arrays, draft, INT64_MAX, INT64_MIN } from '../support/fixtures.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Created {
-  id: string;
-  key?: string;
-  version: number;
-  createdAt: string;
-  lastModifiedAt: string;
-  published: boolean;
-  objectTypeProperty: Record<string, unknown[]>;
-}
+type Created = ResourceBody;
 
 describe('resource reads', () => {
   let t: TestApp;

@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { createTestApp, TestApp } from '../support/test-app.js';
-import { arrays, draft, INT64_MAX } from '../support/fixtures.js';
+import { arrays, draft, INT64_MAX, type ResourceBody } from '../support/fixtures.js';
 
 /**
  * Black-box tests of POST /{projectKey}/resource/{id} (update actions) and DELETE
@@ -10,18 +10,7 @@ import { arrays, draft, INT64_MAX } from '../support/fixtures.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MISSING_ID = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 
-interface Resource {
-  id: string;
-  key?: string;
-  version: number;
-  createdAt: string;
-  lastModifiedAt: string;
-  published: boolean;
-  someProperty?: string;
-  secondPropertyToUpdate?: string;
-  objectTypeProperty: Record<string, unknown[]>;
-  images: unknown[];
-}
+type Resource = ResourceBody;
 
 describe('resource updates and deletes', () => {
   let t: TestApp;

@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { createTestApp, TestApp } from '../support/test-app.js';
-import { arrays, draft, INT64_MAX, INT64_MIN } from '../support/fixtures.js';
+import { arrays, draft, INT64_MAX, INT64_MIN, ARRAY_FIELDS } from '../support/fixtures.js';
 
 /**
  * Black-box tests of POST, PUT and PATCH /{projectKey}/resource (spec §4.1, CONTRACT.md §1, §2, §9, §10).
@@ -269,44 +269,20 @@ describe('resource writes', () => {
     it('all seven arrays are required: each missing one is listed as RequiredField with its path', async () => {
       const res = await send('post', { objectTypeProperty: {} });
       expectEnvelope(res, 400);
-      const fields = [
-        'arrayOfIntExample',
-        'arrayOfUniqueIntExample',
-        'arrayOfTwonumbersExample',
-        'arrayOfFloatExample',
-        'arrayOfNumberNoDefaultsExample',
-        'arrayOfStringExample',
-        'arrayOfObjectType',
-      ];
+      const fields = ARRAY_FIELDS;
       expect(res.body.errors).toHaveLength(7);
       for (const field of fields) {
         expect(res.body.errors).toContainEqual(expect.objectContaining({ code: 'RequiredField', field: `objectTypeProperty.${field}` }));
       }
     });
 
-    it.each([
-      'arrayOfIntExample',
-      'arrayOfUniqueIntExample',
-      'arrayOfTwonumbersExample',
-      'arrayOfFloatExample',
-      'arrayOfNumberNoDefaultsExample',
-      'arrayOfStringExample',
-      'arrayOfObjectType',
-    ])('missing %s alone → 400 RequiredField', async (field) => {
+    it.each(ARRAY_FIELDS)('missing %s alone → 400 RequiredField', async (field) => {
       const objectTypeProperty = arrays();
       delete objectTypeProperty[field];
       expectOnlyViolation(await send('post', { objectTypeProperty }), 'RequiredField', `objectTypeProperty.${field}`);
     });
 
-    it.each([
-      'arrayOfIntExample',
-      'arrayOfUniqueIntExample',
-      'arrayOfTwonumbersExample',
-      'arrayOfFloatExample',
-      'arrayOfNumberNoDefaultsExample',
-      'arrayOfStringExample',
-      'arrayOfObjectType',
-    ])('%s that is not an array → 400 InvalidField', async (field) => {
+    it.each(ARRAY_FIELDS)('%s that is not an array → 400 InvalidField', async (field) => {
       expectOnlyViolation(await send('post', draft({}, { [field]: 'nope' })), 'InvalidField', `objectTypeProperty.${field}`);
     });
 

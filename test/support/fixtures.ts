@@ -1,3 +1,29 @@
+/** The seven arrays of an ArrayTestType, in the spec's order (written out here, not taken from src/). */
+export const ARRAY_FIELDS = [
+  'arrayOfIntExample',
+  'arrayOfUniqueIntExample',
+  'arrayOfTwonumbersExample',
+  'arrayOfFloatExample',
+  'arrayOfNumberNoDefaultsExample',
+  'arrayOfStringExample',
+  'arrayOfObjectType',
+] as const;
+
+/** A resource as the API answers it (the members the tests read). */
+export interface ResourceBody {
+  id: string;
+  key?: string;
+  version: number;
+  createdAt: string;
+  lastModifiedAt: string;
+  published: boolean;
+  someProperty?: string;
+  secondPropertyToUpdate?: string;
+  objectTypeProperty: Record<string, unknown[]>;
+  images: unknown[];
+  [member: string]: unknown;
+}
+
 /** A valid ArrayTestType; override members per test. */
 export function arrays(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
