@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { RequestBody } from '../common/request-body.js';
 import { ApiErrors } from '../common/error.dto.js';
 import type { RawQuery } from '../common/query-params.js';
 import { ProjectKey } from '../common/project-key.js';
@@ -20,7 +21,7 @@ export class ApiClientsController {
   @ApiBody({ type: ApiClientDraftDto })
   @ApiResponse({ status: 201, type: CreatedApiClientDto })
   @ApiErrors(400, 413, 415)
-  createApiClient(@ProjectKey() projectKey: string, @Body() body: unknown): Promise<CreatedApiClientDto> {
+  createApiClient(@ProjectKey() projectKey: string, @RequestBody() body: unknown): Promise<CreatedApiClientDto> {
     return this.clients.create(projectKey, checkApiClientDraft(body, projectKey));
   }
 

@@ -14,13 +14,22 @@ export interface BodyParserOptions {
   limitBytes: number;
 }
 
+/** A request whose body could not be read; `@RequestBody()` raises the error. */
+export type RequestWithBody = Request & { bodyError?: DomainError };
+
 /**
  * Reads request bodies: JSON losslessly (64-bit integers stay exact), form bodies as flat key/value
- * maps (the OAuth endpoints), raw image types not at all. Any other non-empty body is a 415. Errors
- * are domain errors, so the global filter renders the envelope (malformed JSON → 400 InvalidJsonInput).
+ * maps (the OAuth endpoints), raw image types not at all. Any other non-empty body is a 415.
+ * A body error (malformed JSON → 400 InvalidJsonInput, 413, 415) is not raised here but recorded, and
+ * raised by `@RequestBody()` when the handler's parameters resolve: after the access guard, so that
+ * authentication and scope are checked first (CONTRACT.md §10).
  */
 export function bodyParser({ limitBytes }: BodyParserOptions) {
-  return (req: Request, _res: Response, next: NextFunction): void => {
+  return (req: RequestWithBody, _res: Response, proceed: NextFunction): void => {
+    const next = (error?: unknown): void => {
+      if (error instanceof DomainError) req.bodyError = error;
+      proceed(error instanceof DomainError ? undefined : error);
+    };
     const type = req.headers['content-type'] ?? '';
     const length = req.headers['content-length'];
     const hasBody = (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;

@@ -1,6 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/access.decorator.js';
+import { RequestBody } from '../common/request-body.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { CurrentPrincipal, Principal } from '../common/principal.js';
@@ -43,7 +44,7 @@ export class ResourceItemController {
   @ApiBody({ type: UpdateRequestDto })
   @ApiResponse({ status: 200, type: ObjectTestTypeDto })
   @ApiErrors(400, 404, 409, 413, 415)
-  updateResource(@ProjectKey() projectKey: string, @Param('id') id: string, @Body() body: unknown, @CurrentPrincipal() by: Principal): Promise<string> {
+  updateResource(@ProjectKey() projectKey: string, @Param('id') id: string, @RequestBody() body: unknown, @CurrentPrincipal() by: Principal): Promise<string> {
     return this.resources.update(projectKey, id, body, by);
   }
 

@@ -1,7 +1,8 @@
-import { applyDecorators, Body, Controller, Get, Head, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Head, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { RequireScope } from '../auth/access.decorator.js';
+import { RequestBody } from '../common/request-body.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { CurrentPrincipal, Principal } from '../common/principal.js';
@@ -100,21 +101,21 @@ export class ResourceController {
   @Post()
   @RequireScope(['manage_test'], { customerBound: 'manage_my_profile_test' })
   @DraftWrite('Creates a resource, or updates the one with the draft\'s key', 404)
-  async createResource(@ProjectKey() projectKey: string, @Body() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: Response): Promise<string> {
+  async createResource(@ProjectKey() projectKey: string, @RequestBody() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: Response): Promise<string> {
     return setLocation(res, projectKey, await this.resources.createOrReplace(projectKey, body, by, false));
   }
 
   @Put()
   @RequireScope(['manage_test'])
   @DraftWrite('Creates or overwrites the resource with the draft\'s key (key required)')
-  async createOrOverwriteResource(@ProjectKey() projectKey: string, @Body() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: Response): Promise<string> {
+  async createOrOverwriteResource(@ProjectKey() projectKey: string, @RequestBody() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: Response): Promise<string> {
     return setLocation(res, projectKey, await this.resources.createOrReplace(projectKey, body, by, true));
   }
 
   @Patch()
   @RequireScope(['manage_test'])
   @DraftWrite('Overwrites the existing resource with the draft\'s key (key required)', 404)
-  async overwriteResource(@ProjectKey() projectKey: string, @Body() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: Response): Promise<string> {
+  async overwriteResource(@ProjectKey() projectKey: string, @RequestBody() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: Response): Promise<string> {
     return setLocation(res, projectKey, await this.resources.replaceExisting(projectKey, body, by));
   }
 

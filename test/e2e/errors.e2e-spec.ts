@@ -401,3 +401,37 @@ describe('health', () => {
     expectEnvelope(res, 404, 'ResourceNotFound');
   });
 });
+
+describe('order of checks with a bad body (CONTRACT.md §10: 401 → 400 project key → 403 → input)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ HTTP_BODY_LIMIT_BYTES: '2048' });
+  });
+  afterAll(() => t.close());
+
+  const bad = [
+    ['malformed JSON', 'application/json', '{"objectTypeProperty": ', 'InvalidJsonInput', 400],
+    ['an unsupported media type', 'text/plain', 'hello', 'UnsupportedMediaType', 415],
+    ['a body over the limit', 'application/json', JSON.stringify({ pad: 'x'.repeat(10_000) }), 'PayloadTooLarge', 413],
+  ] as const;
+
+  it.each(bad)('%s without a token → 401 invalid_token', async (_case, type, body) => {
+    const res = await t.http.post(`/${t.projectKey}/resource`).set('Content-Type', type).send(body);
+    expectEnvelope(res, 401, 'invalid_token');
+  });
+
+  it.each(bad)('%s with a token and a malformed project key → 400 InvalidInput', async (_case, type, body) => {
+    const res = await t.http.post('/Bad_Key/resource').set(await t.auth('manage_test')).set('Content-Type', type).send(body);
+    expectEnvelope(res, 400, 'InvalidInput');
+  });
+
+  it.each(bad)('%s with a token lacking the scope → 403 insufficient_scope', async (_case, type, body) => {
+    const res = await t.http.post(`/${t.projectKey}/resource`).set(await t.auth('view_test')).set('Content-Type', type).send(body);
+    expectEnvelope(res, 403, 'insufficient_scope');
+  });
+
+  it.each(bad)('%s with the scope → its own 4xx (the input check comes last)', async (_case, type, body, code, status) => {
+    const res = await t.http.post(`/${t.projectKey}/resource`).set(await t.auth('manage_test')).set('Content-Type', type).send(body);
+    expectEnvelope(res, status, code);
+  });
+});
