@@ -1,24 +1,39 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from './config/app-config.js';
-import { bodyParser } from './common/body-parsers.js';
+import { registerBodyParsers } from './common/body-parsers.js';
+import { sendErrorEnvelope } from './common/error-envelope.filter.js';
 import { DomainError } from './common/domain-error.js';
 import { ErrorCode } from './common/error-code.js';
 import { SCOPE_NAMES } from './auth/scopes.js';
 
+/**
+ * The HTTP server: Nest on Fastify (see the note on the performance issue: on these machines Nest on
+ * Express served about 6,300 req/s on a constant route, Nest on Fastify about 41,000). Route paths
+ * up to 1 KiB per parameter (keys are up to 256 characters); HEAD routes only where declared.
+ */
+export function createHttpAdapter(): FastifyAdapter {
+  return new FastifyAdapter({
+    routerOptions: { maxParamLength: 1024 },
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+    // Errors Fastify raises before routing (a malformed URL) answer the contract's envelope too.
+    frameworkErrors: (_error: Error, _request: FastifyRequest, reply: FastifyReply) =>
+      sendErrorEnvelope(reply, DomainError.invalidInput('The request URL is malformed.')),
+  });
+}
+
 /** Everything global about the HTTP app; shared by `main.ts` and the tests so both run the same stack. */
-export function configureApp(app: NestExpressApplication, config: AppConfig): void {
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('query parser', 'simple');
+export function configureApp(app: NestFastifyApplication, config: AppConfig): void {
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   if (config.http.corsOrigins.length > 0) {
     app.enableCors({ origin: config.http.corsOrigins.includes('*') ? true : config.http.corsOrigins, exposedHeaders: ['Location', 'X-Total-Count', 'Retry-After', 'WWW-Authenticate'] });
   }
   const hostCheck = hostChecker(config);
-  if (hostCheck) app.use(hostCheck);
-  app.use(bodyParser({ limitBytes: config.http.bodyLimitBytes }));
+  if (hostCheck) fastify.addHook('onRequest', hostCheck);
+  registerBodyParsers(fastify, { limitBytes: config.http.bodyLimitBytes });
   setupOpenApi(app, config);
   app.enableShutdownHooks();
 }
@@ -32,12 +47,12 @@ function hostChecker({ http }: AppConfig) {
   const domain = http.apiDomain.toLowerCase();
   const regions = new Set(http.apiRegions.map((r) => r.toLowerCase()));
   const providers = new Set(http.apiCloudProviders.map((p) => p.toLowerCase()));
-  return (req: Request, _res: Response, next: NextFunction): void => {
-    if (req.path.startsWith('/health/')) return next();
+  return async (req: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    if (req.url.startsWith('/health/')) return;
     const host = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
     const match = /^api\.([^.]+)\.([^.]+)\.(.+)$/.exec(host);
-    if (match && regions.has(match[1]) && providers.has(match[2]) && match[3] === domain) return next();
-    next(DomainError.of(ErrorCode.MisdirectedRequest, `This server does not answer for host '${host}'; use api.<region>.<cloudProvider>.${domain}.`));
+    if (match && regions.has(match[1]) && providers.has(match[2]) && match[3] === domain) return;
+    throw DomainError.of(ErrorCode.MisdirectedRequest, `This server does not answer for host '${host}'; use api.<region>.<cloudProvider>.${domain}.`);
   };
 }
 

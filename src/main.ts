@@ -1,15 +1,15 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
-import { configureApp } from './configure-app.js';
+import { configureApp, createHttpAdapter } from './configure-app.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { DataDirectoryLockedError } from './database/embedded-postgres.js';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(), {
     bodyParser: false,
     logger: [...LOG_LEVELS[config.logLevel]],
   });

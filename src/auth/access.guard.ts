@@ -6,6 +6,7 @@ import { ErrorCode } from '../common/error-code.js';
 import type { RequestWithPrincipal } from '../common/principal.js';
 import { assertProjectKey } from '../common/project-key.js';
 import { ROUTE_PARAM_PATTERNS } from '../common/route-params.js';
+import { pathOf } from '../common/error-envelope.filter.js';
 import { ACCESS_RULE } from './access.decorator.js';
 import { RateLimiter } from './rate-limiter.js';
 import { AccessRule, describeRule, grant } from './scopes.js';
@@ -50,8 +51,8 @@ export class AccessGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const { rule, patterns } = this.metadataOf(context);
     const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
-    if (patterns && patterns.some(([name, pattern]) => !pattern.test(String(request.params[name])))) {
-      throw DomainError.notFound(`No route matches ${request.method} ${request.path}.`);
+    if (patterns && patterns.some(([name, pattern]) => !pattern.test(String((request.params as Record<string, string>)[name])))) {
+      throw DomainError.notFound(`No route matches ${request.method} ${pathOf(request.url)}.`);
     }
     if (!rule) throw insufficientScope('This route declares no access rule.');
     if (rule.public) return true;
@@ -60,7 +61,7 @@ export class AccessGuard implements CanActivate {
     const match = BEARER.exec(header);
     if (!match) throw invalidToken('The Authorization header must be "Bearer <token>".');
     const token = await this.tokens.verify(match[1]);
-    const projectKey = assertProjectKey(String(request.params.projectKey ?? ''));
+    const projectKey = assertProjectKey(String((request.params as Record<string, string>).projectKey ?? ''));
     const wait = this.limiter.take(token.clientId);
     if (wait !== undefined) {
       throw Object.assign(DomainError.of(ErrorCode.TooManyRequests, `Rate limit exceeded; retry in ${wait} s.`), {

@@ -1,6 +1,6 @@
 import { Controller, Get, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { RequestBody } from '../common/request-body.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { Public } from './access.decorator.js';
@@ -57,8 +57,8 @@ export class OAuthController {
   @ApiResponse({ status: 400, description: 'invalid_request, unsupported_grant_type or invalid_scope (envelope with error, error_description).' })
   @ApiResponse({ status: 401, description: 'invalid_client.' })
   @ApiErrors(413, 415)
-  issueToken(@Headers('authorization') authorization: string | undefined, @RequestBody() body: unknown, @Res({ passthrough: true }) res: Response): Promise<IssuedToken> {
-    res.setHeader('Cache-Control', 'no-store');
+  issueToken(@Headers('authorization') authorization: string | undefined, @RequestBody() body: unknown, @Res({ passthrough: true }) res: FastifyReply): Promise<IssuedToken> {
+    res.header('Cache-Control', 'no-store');
     return this.oauth.issueToken(authorization, body);
   }
 

@@ -1,4 +1,5 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
 import { DomainError } from './domain-error.js';
 import { ErrorCode } from './error-code.js';
 import { describeJsonError, parseJson } from './lossless-json.js';
@@ -8,63 +9,55 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
 /** Image bodies are read as a raw stream by the upload route (spec 4.5); everywhere else they are a 415. */
 const RAW_TYPE = /^image\//i;
-const RAW_PATH = /^\/[^/]+\/resource\/images\/?$/;
+const RAW_PATH = /^\/[^/?]+\/resource\/images\/?(?:\?|$)/;
 
 export interface BodyParserOptions {
   limitBytes: number;
 }
 
 /** A request whose body could not be read; `@RequestBody()` raises the error. */
-export type RequestWithBody = Request & { bodyError?: DomainError };
+export type RequestWithBody = FastifyRequest & { bodyError?: DomainError };
 
 /**
  * Reads request bodies: JSON losslessly (64-bit integers stay exact), form bodies as flat key/value
- * maps (the OAuth endpoints), raw image types not at all. Any other non-empty body is a 415.
- * A body error (malformed JSON → 400 InvalidJsonInput, 413, 415) is not raised here but recorded, and
- * raised by `@RequestBody()` when the handler's parameters resolve: after the access guard, so that
- * authentication and scope are checked first (CONTRACT.md §10).
+ * maps (the OAuth endpoints), image bodies of the upload path as a raw stream. Any other non-empty
+ * body is a 415. A body error (malformed JSON → 400 InvalidJsonInput, 413, 415) is not raised here but
+ * recorded, and raised by `@RequestBody()` when the handler's parameters resolve: after the access
+ * guard, so that authentication and scope are checked first (CONTRACT.md §10).
  */
-export function bodyParser({ limitBytes }: BodyParserOptions) {
-  return (req: RequestWithBody, _res: Response, proceed: NextFunction): void => {
-    const next = (error?: unknown): void => {
-      if (error instanceof DomainError) req.bodyError = error;
-      proceed(error instanceof DomainError ? undefined : error);
+export function registerBodyParsers(fastify: FastifyInstance, { limitBytes }: BodyParserOptions): void {
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', (request: FastifyRequest, payload: Readable, done: (error: Error | null, body?: unknown) => void) => {
+    const type = request.headers['content-type'] ?? '';
+    if (RAW_TYPE.test(type) && RAW_PATH.test(request.url)) return done(null, payload);
+    const defer = (error: DomainError): void => {
+      (request as RequestWithBody).bodyError = error;
+      payload.resume();
+      done(null, undefined);
     };
-    const type = req.headers['content-type'] ?? '';
-    const length = req.headers['content-length'];
-    const hasBody = (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
-    if (!hasBody || (RAW_TYPE.test(type) && RAW_PATH.test(req.path))) {
-      next();
-      return;
-    }
     const isJson = JSON_TYPE.test(type) || type === '';
-    const isForm = FORM_TYPE.test(type);
-    if (!isJson && !isForm) {
-      next(DomainError.of(ErrorCode.UnsupportedMediaType, `Content-Type '${type}' is not supported; send application/json.`));
-      return;
+    if (!isJson && !FORM_TYPE.test(type)) {
+      return defer(DomainError.of(ErrorCode.UnsupportedMediaType, `Content-Type '${type}' is not supported; send application/json.`));
     }
-    if (length !== undefined && Number(length) > limitBytes) {
-      next(tooLarge(limitBytes));
-      return;
-    }
-    readText(req, limitBytes).then(
+    const length = request.headers['content-length'];
+    if (length !== undefined && Number(length) > limitBytes) return defer(tooLarge(limitBytes));
+    readText(payload, limitBytes).then(
       (text) => {
-        if (text === undefined) return next(tooLarge(limitBytes));
-        if (text.trim() === '') return next();
+        if (text === undefined) return defer(tooLarge(limitBytes));
+        if (text.trim() === '') return done(null, undefined);
         try {
-          req.body = isJson ? parseJson(text) : Object.fromEntries(new URLSearchParams(text));
-          next();
+          done(null, isJson ? parseJson(text) : Object.fromEntries(new URLSearchParams(text)));
         } catch (error) {
-          next(
+          defer(
             DomainError.of(ErrorCode.InvalidJsonInput, 'Request body does not contain valid JSON.', {
               detailedErrorMessage: describeJsonError(text, error),
             }),
           );
         }
       },
-      (error: unknown) => next(error),
+      (error: Error) => done(error),
     );
-  };
+  });
 }
 
 function tooLarge(limitBytes: number): DomainError {
@@ -72,17 +65,15 @@ function tooLarge(limitBytes: number): DomainError {
 }
 
 /** The body as UTF-8 text, or `undefined` once it exceeds the limit (the rest is drained). */
-function readText(req: Request, limitBytes: number): Promise<string | undefined> {
+function readText(stream: Readable, limitBytes: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
+    stream.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limitBytes) over = true;
-      if (!over) chunks.push(chunk);
+      if (size <= limitBytes) chunks.push(chunk);
     });
-    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    stream.on('end', () => resolve(size > limitBytes ? undefined : Buffer.concat(chunks).toString('utf8')));
+    stream.on('error', reject);
   });
 }

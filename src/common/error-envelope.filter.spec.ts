@@ -8,13 +8,13 @@ import { ErrorEnvelopeFilter } from './error-envelope.filter.js';
 function render(exception: unknown) {
   const sent: { status?: number; headers: Record<string, string>; body?: Record<string, unknown> } = { headers: {} };
   const response = {
-    headersSent: false,
-    set(headers: Record<string, string>) { Object.assign(sent.headers, headers); return response; },
+    sent: false,
+    headers(headers: Record<string, string>) { Object.assign(sent.headers, headers); return response; },
     status(code: number) { sent.status = code; return response; },
     type() { return response; },
     send(text: string) { sent.body = JSON.parse(text); return response; },
   };
-  const request = { method: 'GET', path: '/p/resource/x', originalUrl: '/p/resource/x' };
+  const request = { method: 'GET', url: '/p/resource/x?a=1' };
   const host = { switchToHttp: () => ({ getResponse: () => response, getRequest: () => request }) } as unknown as ArgumentsHost;
   new ErrorEnvelopeFilter().catch(exception, host);
   return sent;

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorDetail } from './domain-error.js';
 import { ErrorCode, ERROR_STATUS } from './error-code.js';
 import { isDatabaseUnavailable, isDataException } from './database-errors.js';
@@ -28,29 +28,18 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const context = host.switchToHttp();
-    const response = context.getResponse<Response>();
-    const request = context.getRequest<Request>();
+    const response = context.getResponse<FastifyReply>();
+    const request = context.getRequest<FastifyRequest>();
     const error = this.toDomainError(exception, request);
-    if (response.headersSent) {
-      response.end();
-      return;
-    }
-    const body: Record<string, unknown> = {
-      statusCode: error.status,
-      message: error.message,
-      errors: error.errors.map(withBoundedEcho),
-      ...error.extra,
-    };
-    if (error.headers) response.set(error.headers);
-    response.status(error.status).type('application/json').send(JSON.stringify(body, bigintAsString));
+    sendErrorEnvelope(response, error);
   }
 
-  private toDomainError(exception: unknown, request: Request): DomainError {
+  private toDomainError(exception: unknown, request: FastifyRequest): DomainError {
     if (exception instanceof DomainError) return exception;
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status === 404) {
-        return DomainError.notFound(`No route matches ${request.method} ${request.path}.`);
+        return DomainError.notFound(`No route matches ${request.method} ${pathOf(request.url)}.`);
       }
       const code = STATUS_CODE[status];
       if (code && ERROR_STATUS[code] === status) return DomainError.of(code, exception.message);
@@ -59,9 +48,12 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
         return Object.assign(error, { status });
       }
     }
-    const bodyParser = exception as { type?: string; status?: number };
-    if (bodyParser?.type === 'entity.too.large') {
+    const fastifyCode = (exception as { code?: string })?.code;
+    if (fastifyCode === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return DomainError.of(ErrorCode.PayloadTooLarge, 'The request body is too large.');
+    }
+    if (typeof fastifyCode === 'string' && fastifyCode.startsWith('FST_ERR_') && (exception as { statusCode?: number }).statusCode === 400) {
+      return DomainError.invalidInput('The request is malformed.');
     }
     if (isDataException(exception)) {
       return DomainError.of(ErrorCode.InvalidInput, 'A value in the request cannot be stored or compared (for example a NUL character).');
@@ -74,10 +66,29 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       );
     }
     this.logger.error(
-      `${request.method} ${request.originalUrl}: ${exception instanceof Error ? exception.stack : String(exception)}`,
+      `${request.method} ${request.url}: ${exception instanceof Error ? exception.stack : String(exception)}`,
     );
     return DomainError.of(ErrorCode.General, 'An internal error occurred.');
   }
+}
+
+/** Sends `error` as the contract's envelope (the filter, and Fastify's own framework errors). */
+export function sendErrorEnvelope(response: FastifyReply, error: DomainError): void {
+  if (response.sent) return;
+  const body: Record<string, unknown> = {
+    statusCode: error.status,
+    message: error.message,
+    errors: error.errors.map(withBoundedEcho),
+    ...error.extra,
+  };
+  if (error.headers) response.headers(error.headers);
+  response.status(error.status).type('application/json; charset=utf-8').send(JSON.stringify(body, bigintAsString));
+}
+
+/** The path of a request URL, without its query. */
+export function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 function bigintAsString(_key: string, value: unknown): unknown {

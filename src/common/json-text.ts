@@ -2,6 +2,6 @@ import { applyDecorators, Header } from '@nestjs/common';
 
 /**
  * For handlers that return JSON text built elsewhere (the database): sets the content type first, so
- * Express sends the string as it is instead of serialising it again.
+ * the string is sent as it is instead of being serialised again.
  */
 export const JsonText = (): MethodDecorator => applyDecorators(Header('Content-Type', 'application/json; charset=utf-8'));

@@ -1,5 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 
 /** Who is calling: the API client of the access token, and its customer when customer-bound. */
 export interface Principal {
@@ -9,7 +9,7 @@ export interface Principal {
   customerOnly?: boolean;
 }
 
-export type RequestWithPrincipal = Request & { principal?: Principal };
+export type RequestWithPrincipal = FastifyRequest & { principal?: Principal };
 
 /** The caller as the access guard authenticated it (only on routes that require a scope). */
 export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {

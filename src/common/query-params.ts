@@ -1,7 +1,7 @@
 import { DomainError } from './domain-error.js';
 import { ErrorCode } from './error-code.js';
 
-/** Raw query parameters as Express parses them (a repeated name becomes an array). */
+/** Raw query parameters as parsed by the HTTP server (a repeated name becomes an array). */
 export type RawQuery = Record<string, unknown>;
 
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;

@@ -1,6 +1,6 @@
 import { applyDecorators, Controller, Get, Head, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { RequireScope } from '../auth/access.decorator.js';
 import { RequestBody } from '../common/request-body.js';
 import { ApiErrors } from '../common/error.dto.js';
@@ -59,8 +59,8 @@ function DraftWrite(summary: string, ...extraErrors: number[]): MethodDecorator 
   );
 }
 
-function setLocation(res: Response, projectKey: string, written: WrittenResource): string {
-  res.location(`/${projectKey}/resource/${written.id}`);
+function setLocation(res: FastifyReply, projectKey: string, written: WrittenResource): string {
+  res.header('Location', `/${projectKey}/resource/${written.id}`);
   return written.json;
 }
 
@@ -92,30 +92,30 @@ export class ResourceController {
   @ApiQuery({ name: 'unionParameter', required: false, type: String, description: 'A number (any numeric array contains it), an ISO 8601 date-time (lastModifiedAt >=) or a JSON ObjectTestType (containment).' })
   @ApiResponse({ status: 200, type: ArrayTestTypeDto, headers: { 'X-Total-Count': { description: 'Number of matching resources.', schema: { type: 'integer' } } } })
   @ApiErrors(400)
-  async queryResources(@ProjectKey() projectKey: string, @Query() query: RawQuery, @Res({ passthrough: true }) res: Response): Promise<string> {
+  async queryResources(@ProjectKey() projectKey: string, @Query() query: RawQuery, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     const { json, total } = await this.resources.query(projectKey, query);
-    res.setHeader('X-Total-Count', String(total));
+    res.header('X-Total-Count', String(total));
     return json;
   }
 
   @Post()
   @RequireScope(['manage_test'], { customerBound: 'manage_my_profile_test' })
   @DraftWrite('Creates a resource, or updates the one with the draft\'s key', 404)
-  async createResource(@ProjectKey() projectKey: string, @RequestBody() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: Response): Promise<string> {
+  async createResource(@ProjectKey() projectKey: string, @RequestBody() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     return setLocation(res, projectKey, await this.resources.createOrReplace(projectKey, body, by, false));
   }
 
   @Put()
   @RequireScope(['manage_test'])
   @DraftWrite('Creates or overwrites the resource with the draft\'s key (key required)')
-  async createOrOverwriteResource(@ProjectKey() projectKey: string, @RequestBody() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: Response): Promise<string> {
+  async createOrOverwriteResource(@ProjectKey() projectKey: string, @RequestBody() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     return setLocation(res, projectKey, await this.resources.createOrReplace(projectKey, body, by, true));
   }
 
   @Patch()
   @RequireScope(['manage_test'])
   @DraftWrite('Overwrites the existing resource with the draft\'s key (key required)', 404)
-  async overwriteResource(@ProjectKey() projectKey: string, @RequestBody() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: Response): Promise<string> {
+  async overwriteResource(@ProjectKey() projectKey: string, @RequestBody() body: unknown, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     return setLocation(res, projectKey, await this.resources.replaceExisting(projectKey, body, by));
   }
 

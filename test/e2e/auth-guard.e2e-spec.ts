@@ -7,14 +7,14 @@ import { Controller, Get, Module } from '@nestjs/common';
 import { DiscoveryService, ModulesContainer } from '@nestjs/core';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { Test } from '@nestjs/testing';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { SignJWT } from 'jose';
 import { ACCESS_RULE } from '../../src/auth/access.decorator.js';
 import { ApiClientsService } from '../../src/auth/api-clients.service.js';
 import { SigningKeysService } from '../../src/auth/signing-keys.service.js';
 import { AppModule } from '../../src/app.module.js';
-import { configureApp } from '../../src/configure-app.js';
+import { configureApp, createHttpAdapter } from '../../src/configure-app.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { createTestApp, onPostgres, TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
@@ -470,7 +470,7 @@ function joinPath(...parts: Array<string | string[] | undefined>): string {
 }
 
 /** Every route handler of every controller, with its access rule (handler metadata, else class metadata). */
-function controllerRoutes(app: NestExpressApplication): ControllerRoute[] {
+function controllerRoutes(app: NestFastifyApplication): ControllerRoute[] {
   const discovery = new DiscoveryService(app.get(ModulesContainer));
   const routes: ControllerRoute[] = [];
   for (const wrapper of discovery.getControllers()) {
@@ -491,15 +491,6 @@ function controllerRoutes(app: NestExpressApplication): ControllerRoute[] {
   return routes;
 }
 
-function expressRoutes(app: NestExpressApplication): Array<{ method: string; path: string }> {
-  const instance = app.getHttpAdapter().getInstance() as { router: { stack: Array<{ route?: { path: string; methods: Record<string, boolean> } }> } };
-  const routes: Array<{ method: string; path: string }> = [];
-  for (const layer of instance.router.stack) {
-    if (!layer.route) continue;
-    for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') routes.push({ method, path: layer.route.path });
-  }
-  return routes;
-}
 
 /** Routes the Swagger module registers itself (documentation, readable without a token by contract). */
 const DOCS_ROUTE = /^\/(docs|openapi\.json)(\b|\/|-)/;
@@ -521,9 +512,9 @@ describe('default deny', () => {
     for (const r of routes) expect(r.rule!.public === true || (Array.isArray(r.rule!.scopes) && r.rule!.scopes.length > 0)).toBe(true);
   });
 
-  it('every route registered in Express is a controller handler (or the documentation), so none escapes the guard', () => {
+  it('every route the HTTP server registered is a controller handler (or the documentation), so none escapes the guard', () => {
     const handlers = new Set(controllerRoutes(t.app).map((r) => `${r.method} ${r.path}`));
-    const registered = expressRoutes(t.app);
+    const registered = t.routes.map((r) => ({ method: r.method.toLowerCase(), path: r.path }));
     expect(registered.length).toBeGreaterThanOrEqual(ROUTES.length);
     const stray = registered.filter((r) => !DOCS_ROUTE.test(r.path) && !handlers.has(`${r.method} ${r.path}`) && !(r.method === 'head' && handlers.has(`get ${r.path}`)));
     expect(stray).toEqual([]);
@@ -556,15 +547,16 @@ describe('default deny', () => {
     @Module({ controllers: [UnruledController] })
     class UnruledModule {}
 
-    let app: NestExpressApplication;
+    let app: NestFastifyApplication;
     let u: TestApp;
     const dataDir = onPostgres ? undefined : mkdtempSync(join(tmpdir(), 'helper-auth-unruled-'));
     beforeAll(async () => {
       const config = loadConfig({ LOG_LEVEL: 'error', ...process.env, ...(dataDir ? { DATA_DIR: dataDir } : {}), AUTH_DEMO_CLIENT: 'false' });
       const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config), UnruledModule] }).compile();
-      app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error', 'fatal'] });
+      app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), { bodyParser: false, logger: ['error', 'fatal'] });
       configureApp(app, config);
       await app.init();
+      await app.getHttpAdapter().getInstance().ready();
       u = { ...t, app, http: request(app.getHttpServer()) } as TestApp;
     });
     afterAll(async () => {

@@ -4,16 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Test } from '@nestjs/testing';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module.js';
-import { configureApp } from '../../src/configure-app.js';
+import { configureApp, createHttpAdapter } from '../../src/configure-app.js';
 import { AppConfig, loadConfig } from '../../src/config/app-config.js';
 import { ApiClientsService } from '../../src/auth/api-clients.service.js';
 import { TokenService } from '../../src/auth/token.service.js';
 
 export interface TestApp {
-  app: NestExpressApplication;
+  app: NestFastifyApplication;
+  /** Every route the HTTP server registered, as `{method, path}` with `:param` segments. */
+  routes: RegisteredRoute[];
   config: AppConfig;
   /** supertest bound to the app's HTTP server. */
   http: ReturnType<typeof request>;
@@ -27,6 +30,11 @@ export interface TestApp {
    */
   auth(scopeNames: string, options?: { projectKey?: string; customerId?: string }): Promise<Record<string, string>>;
   close(): Promise<void>;
+}
+
+export interface RegisteredRoute {
+  method: string;
+  path: string;
 }
 
 export function uniqueProjectKey(prefix = 'p'): string {
@@ -49,13 +57,20 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   }
   const config = loadConfig(merged);
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error', 'fatal'] });
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), { bodyParser: false, logger: ['error', 'fatal'] });
+  const routes: RegisteredRoute[] = [];
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method: String(method), path: route.url });
+  });
   configureApp(app, config);
   await app.init();
+  await fastify.ready();
   const projectKey = uniqueProjectKey();
   const tokens = new Map<string, Record<string, string>>();
   return {
     app,
+    routes,
     config,
     http: request(app.getHttpServer()),
     projectKey,
@@ -79,7 +94,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
 
 /** Creates a real API client with those scopes and issues a real token for it. */
 async function issueTestToken(
-  app: NestExpressApplication,
+  app: NestFastifyApplication,
   projectKey: string,
   scopeNames: string,
   customerId?: string,
