@@ -7,7 +7,6 @@ import { ErrorEnvelopeFilter } from './common/error-envelope.filter.js';
 import { AuthModule } from './auth/auth.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ResourceModule } from './resource/resource.module.js';
-import { ResourceItemModule } from './resource/resource-item.module.js';
 
 @Module({})
 export class AppModule {
@@ -20,9 +19,6 @@ export class AppModule {
         AuthModule,
         HealthModule,
         ResourceModule,
-        // Modules with static paths under /{projectKey}/resource go above this line: the {id}
-        // routes must be registered last (see ResourceItemModule).
-        ResourceItemModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ErrorEnvelopeFilter }],
     };

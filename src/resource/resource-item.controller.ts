@@ -12,9 +12,9 @@ import { ObjectTestTypeDto, UpdateRequestDto } from './resource.dto.js';
 import { ResourceService } from './resource.service.js';
 
 /**
- * Routes on `/{projectKey}/resource/{id}`. `{id}` matches UUIDs only (`@ParamPatterns`), and these
- * routes are registered after every static path under /resource (AppModule imports their module
- * last; a test checks the order), so a static path is never taken for an id.
+ * Routes on `/{projectKey}/resource/{id}`. A static path under /resource is never taken for an id:
+ * the router prefers static segments to parameters, and `{id}` matches UUIDs only (`@ParamPatterns`);
+ * a test checks that every static path is answered by its own route.
  */
 @ApiTags('resource')
 @ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })

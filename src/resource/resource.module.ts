@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { ResourceController } from './resource.controller.js';
+import { ResourceItemController } from './resource-item.controller.js';
 import { ResourceRepository } from './resource.repository.js';
 import { ResourceService } from './resource.service.js';
 
 @Module({
-  controllers: [ResourceController],
+  controllers: [ResourceController, ResourceItemController],
   providers: [ResourceService, ResourceRepository],
   exports: [ResourceService, ResourceRepository],
 })
