@@ -21,7 +21,7 @@ const COLUMNS = `id, project_key AS "projectKey", name, secret_hash AS "secretHa
 export class ApiClientsRepository {
   constructor(private readonly db: Database) {}
 
-  /** Inserts the client unless one with that id exists; answers whether it was inserted. */
+  /** Inserts the client unless one with that id exists; answers the inserted client, or undefined. */
   async insert(client: Omit<StoredApiClient, 'createdAt' | 'lastUsedAt'>): Promise<StoredApiClient | undefined> {
     return this.db.one<StoredApiClient>(
       `INSERT INTO api_client (id, project_key, name, secret_hash, scope, customer_id) VALUES ($1, $2, $3, $4, $5, $6)

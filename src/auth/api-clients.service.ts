@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { DomainError } from '../common/domain-error.js';
+import { DomainError, ErrorDetail } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { queryParam, RawQuery } from '../common/query-params.js';
 import { ApiClientDto, ApiClientPageDto, CreatedApiClientDto, toApiClientDto } from './api-client.dto.js';
@@ -18,7 +18,7 @@ export interface NewClient {
 
 /** Validates an API client draft `{name, scope, customerId?}` (CONTRACT.md §10). */
 export function checkApiClientDraft(body: unknown, projectKey: string): NewClient {
-  const errors: { code: ErrorCode; message: string; field: string; invalidValue?: unknown }[] = [];
+  const errors: ErrorDetail[] = [];
   const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   for (const key of Object.keys(b)) {
     if (!['name', 'scope', 'customerId'].includes(key)) errors.push({ code: ErrorCode.InvalidField, message: `${key}: unknown field.`, field: key, invalidValue: b[key] });
@@ -40,7 +40,7 @@ export function checkApiClientDraft(body: unknown, projectKey: string): NewClien
   const customerId = field('customerId', /^[A-Za-z0-9_.@-]{1,256}$/, false, 'must be 1 to 256 characters of A-Z, a-z, 0-9, _ . @ -');
   const problem = scope === undefined ? undefined : invalidClientScope(scope, projectKey);
   if (problem) errors.push({ code: ErrorCode.InvalidField, message: `scope: ${problem}.`, field: 'scope', invalidValue: scope });
-  if (errors.length > 0) throw new DomainError(errors as never);
+  if (errors.length > 0) throw new DomainError(errors);
   return { name: name!, scope: splitScopes(scope).join(' '), customerId };
 }
 

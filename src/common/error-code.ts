@@ -22,8 +22,6 @@ export enum ErrorCode {
   PayloadTooLarge = 'PayloadTooLarge',
   TooManyRequests = 'TooManyRequests',
   General = 'General',
-  BadGateway = 'BadGateway',
-  GatewayTimeout = 'GatewayTimeout',
   ServiceUnavailable = 'ServiceUnavailable',
 }
 
@@ -47,7 +45,5 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.PayloadTooLarge]: 413,
   [ErrorCode.TooManyRequests]: 429,
   [ErrorCode.General]: 500,
-  [ErrorCode.BadGateway]: 502,
-  [ErrorCode.GatewayTimeout]: 504,
   [ErrorCode.ServiceUnavailable]: 503,
 };

@@ -20,7 +20,7 @@ const NUMERIC_ARRAYS = [
 ];
 
 /** The spec's defaults for HEAD /resource, applied to absent parameters (CONTRACT.md §10). */
-const HEAD_DEFAULTS: RawQuery = {
+export const HEAD_DEFAULTS: Readonly<Record<string, string>> = {
   stringParameter: 'test',
   booleanParameter: 'false',
   floatParameter: '10',

@@ -10,6 +10,7 @@ import { ProjectKey } from '../common/project-key.js';
 import type { RawQuery } from '../common/query-params.js';
 import { ArrayTestTypeDto, ObjectTestTypeDraftDto, ObjectTestTypeDto } from './resource.dto.js';
 import { MERGE_LIMIT, WrittenResource } from './resource.repository.js';
+import { HEAD_DEFAULTS } from './resource-filter.js';
 import { ResourceService } from './resource.service.js';
 
 const FILTERS = [
@@ -22,12 +23,11 @@ const FILTERS = [
   { name: 'arrayOfStringWithDescription', type: [String], description: 'Repeatable: arrayOfStringExample contains any value.' },
 ] as const;
 
-const HEAD_DEFAULTS: Record<string, unknown> = {
-  stringParameter: 'test',
-  floatParameter: 10,
-  integerParameter: 5,
-  withMarkdownDescription: 1500,
-};
+/** A HEAD default as the document shows it: numbers as numbers. */
+function headDefault(name: string): string | number | undefined {
+  const value = HEAD_DEFAULTS[name];
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : value;
+}
 
 function ApiFilters(head: boolean): MethodDecorator {
   return (target, key, descriptor) => {
@@ -35,8 +35,8 @@ function ApiFilters(head: boolean): MethodDecorator {
       const isArray = Array.isArray(filter.type);
       const schema =
         filter.type === 'integer'
-          ? { type: 'integer', format: 'int64', default: head ? HEAD_DEFAULTS[filter.name] : undefined }
-          : { type: filter.type === Number ? 'number' : 'string', default: head ? HEAD_DEFAULTS[filter.name] : undefined };
+          ? { type: 'integer', format: 'int64', default: head ? headDefault(filter.name) : undefined }
+          : { type: filter.type === Number ? 'number' : 'string', default: head ? headDefault(filter.name) : undefined };
       ApiQuery({
         name: filter.name,
         required: false,
@@ -76,7 +76,7 @@ export class ResourceController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Checks whether at least one resource matches', description: 'Absent parameters take the spec\'s defaults.' })
   @ApiFilters(true)
-  @ApiQuery({ name: 'booleanParameter', required: false, schema: { type: 'boolean', default: false }, description: 'true: unpublished resources only; false: published only.' })
+  @ApiQuery({ name: 'booleanParameter', required: false, schema: { type: 'boolean', default: HEAD_DEFAULTS.booleanParameter === 'true' }, description: 'true: unpublished resources only; false: published only.' })
   @ApiResponse({ status: 200, description: 'At least one resource matches (no body).' })
   @ApiResponse({ status: 404, description: 'No resource matches (no body).' })
   @ApiErrors(400)

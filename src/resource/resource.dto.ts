@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { ACTION_NAMES, MAX_ACTIONS } from './update-actions.js';
 import { MAX_ARRAY_LENGTH, MAX_STRING_LENGTH } from './array-test-type.validator.js';
 
@@ -109,5 +109,3 @@ export class UpdateRequestDto {
   @ApiProperty({ type: () => [UpdateActionDto], maxItems: MAX_ACTIONS, description: 'Applied in order, all or nothing.' })
   actions: UpdateActionDto[];
 }
-
-export const RESOURCE_SCHEMA_REF = () => ({ $ref: getSchemaPath(ObjectTestTypeDto) });

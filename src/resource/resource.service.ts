@@ -4,19 +4,20 @@ import { queryParam, RawQuery } from '../common/query-params.js';
 import type { Principal } from '../common/principal.js';
 import { ResourceRepository, WrittenResource } from './resource.repository.js';
 import { checkDraft, KEY_PATTERN } from './resource-draft.js';
-import { UUID_PATTERN as UUID } from '../common/route-params.js';
 import { buildResourceFilter } from './resource-filter.js';
 import { checkUpdateRequest } from './update-actions.js';
 
 
-/** Resources are answered as JSON text built by the database (see `RESOURCE_JSON`). */
+/**
+ * Resources are answered as JSON text built by the database (see `RESOURCE_JSON`). Ids reach this
+ * service as UUIDs: the `{id}` routes match nothing else (`@ParamPatterns`).
+ */
 @Injectable()
 export class ResourceService {
   constructor(private readonly resources: ResourceRepository) {}
 
   async getById(projectKey: string, id: string): Promise<string> {
-    const json = UUID.test(id) ? await this.resources.findJsonById(projectKey, id) : undefined;
-    return json ?? notFound(id);
+    return (await this.resources.findJsonById(projectKey, id)) ?? notFound(id);
   }
 
   async getByKey(projectKey: string, key: string): Promise<string> {
@@ -67,7 +68,6 @@ export class ResourceService {
   /** POST /resource/{id}: the actions in order, all or nothing, as one conditional UPDATE. */
   async update(projectKey: string, id: string, body: unknown, by: Principal): Promise<string> {
     const request = checkUpdateRequest(body);
-    if (!UUID.test(id)) notFound(id);
     if (request.actionCount > 0) {
       const json = await this.resources.update(projectKey, id, request.version, request.changes, by);
       if (json) return json;
@@ -80,7 +80,6 @@ export class ResourceService {
 
   async delete(projectKey: string, id: string, query: RawQuery): Promise<string> {
     const version = queryParam.wholeNumber(query, 'version', 1, 2_147_483_647);
-    if (!UUID.test(id)) notFound(id);
     const json = await this.resources.delete(projectKey, id, version);
     if (json) return json;
     const state = await this.resources.findStateById(projectKey, id);
