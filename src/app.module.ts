@@ -7,6 +7,9 @@ import { ErrorEnvelopeFilter } from './common/error-envelope.filter.js';
 import { AuthModule } from './auth/auth.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ResourceModule } from './resource/resource.module.js';
+import { SearchModule } from './search/search.module.js';
+import { ImagesModule } from './images/images.module.js';
+import { NamespaceActionsModule } from './namespace-actions/namespace-actions.module.js';
 
 @Module({})
 export class AppModule {
@@ -19,6 +22,9 @@ export class AppModule {
         AuthModule,
         HealthModule,
         ResourceModule,
+        SearchModule,
+        ImagesModule,
+        NamespaceActionsModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ErrorEnvelopeFilter }],
     };

@@ -1,5 +1,16 @@
 import { CreateResource1763700000000 } from './1763700000000-create-resource.js';
 import { CreateAuth1763700000001 } from './1763700000001-create-auth.js';
+import { QueryIndexes1763700000002 } from './1763700000002-query-indexes.js';
+import { Images1763700000003 } from './1763700000003-images.js';
+import { NamespaceActions1763700000004 } from './1763700000004-namespace-actions.js';
+import { Search1763700000005 } from './1763700000005-search.js';
 
 /** Every migration, in order. Listed explicitly so the app, the CLI and tests load the same set. */
-export const MIGRATIONS = [CreateResource1763700000000, CreateAuth1763700000001];
+export const MIGRATIONS = [
+  CreateResource1763700000000,
+  CreateAuth1763700000001,
+  QueryIndexes1763700000002,
+  Images1763700000003,
+  NamespaceActions1763700000004,
+  Search1763700000005,
+];
