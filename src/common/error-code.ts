@@ -22,6 +22,8 @@ export enum ErrorCode {
   PayloadTooLarge = 'PayloadTooLarge',
   TooManyRequests = 'TooManyRequests',
   General = 'General',
+  BadGateway = 'BadGateway',
+  GatewayTimeout = 'GatewayTimeout',
   ServiceUnavailable = 'ServiceUnavailable',
 }
 
@@ -45,5 +47,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.PayloadTooLarge]: 413,
   [ErrorCode.TooManyRequests]: 429,
   [ErrorCode.General]: 500,
+  [ErrorCode.BadGateway]: 502,
+  [ErrorCode.GatewayTimeout]: 504,
   [ErrorCode.ServiceUnavailable]: 503,
 };

@@ -35,6 +35,8 @@ const DESCRIPTIONS: Record<number, string> = {
   421: 'Host is not an allowed api.<region>.<cloudProvider>.<domain> (MisdirectedRequest).',
   429: 'Rate limit exceeded (TooManyRequests, with Retry-After).',
   500: 'Unexpected error (General).',
+  502: 'The backend of a namespace action failed or could not be reached (BadGateway).',
+  504: 'The backend of a namespace action did not answer in time (GatewayTimeout).',
   503: 'Database unreachable (ServiceUnavailable).',
 };
 
