@@ -29,7 +29,12 @@ export function createHttpAdapter(): FastifyAdapter {
 export function configureApp(app: NestFastifyApplication, config: AppConfig): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   if (config.http.corsOrigins.length > 0) {
-    app.enableCors({ origin: config.http.corsOrigins.includes('*') ? true : config.http.corsOrigins, exposedHeaders: ['Location', 'X-Total-Count', 'Retry-After', 'WWW-Authenticate'] });
+    app.enableCors({
+      origin: config.http.corsOrigins.includes('*') ? true : config.http.corsOrigins,
+      // Every method the API serves (the default list lacks PUT, PATCH and DELETE: browsers would refuse them).
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      exposedHeaders: ['Location', 'X-Total-Count', 'Retry-After', 'WWW-Authenticate', 'ETag'],
+    });
   }
   const hostCheck = hostChecker(config);
   if (hostCheck) fastify.addHook('onRequest', hostCheck);
