@@ -1,0 +1,372 @@
+import { FieldDef, fieldNames, Scope, SCOPES } from './query-fields.js';
+
+/*
+ * The query-predicate language of `where` (CONTRACT.md §5, §10 "Query language"), after commercetools':
+ *
+ *   predicate  := or
+ *   or         := and ("or" and)*
+ *   and        := unary ("and" unary)*
+ *   unary      := "not" "(" predicate ")" | "(" predicate ")" | condition
+ *   condition  := field ( op value | ["not"] "in" list | "contains" ("any"|"all") list
+ *                       | "is" ["not"] ("empty"|"defined") | "(" predicate ")" )
+ *   op         := "=" | "!=" | "<>" | "<" | ">" | "<=" | ">="
+ *   value      := string | number | "true" | "false" | ":" variable
+ *   list       := "(" value ("," value)* ")" | ":" variable
+ *
+ * Keywords are case-insensitive, field names are not. Strings are double-quoted with `\"` and `\\`;
+ * numbers may be negative or decimal. Pure functions: text in, AST out, or a PredicateError that
+ * says what was expected and where (line, column).
+ */
+
+export type CompareOp = '=' | '!=' | '<' | '>' | '<=' | '>=';
+
+/** A value in the text; `at` is its offset in the predicate (for type errors found later). */
+export type ValueNode =
+  | { kind: 'string'; value: string; at: number }
+  | { kind: 'number'; text: string; at: number }
+  | { kind: 'boolean'; value: boolean; at: number }
+  | { kind: 'variable'; name: string; at: number };
+
+export type VariableNode = Extract<ValueNode, { kind: 'variable' }>;
+export type ListNode = { kind: 'list'; items: ValueNode[]; at: number } | VariableNode;
+
+export type Predicate =
+  | { kind: 'and'; operands: Predicate[] }
+  | { kind: 'or'; operands: Predicate[] }
+  | { kind: 'not'; operand: Predicate }
+  | { kind: 'compare'; field: string; op: CompareOp; value: ValueNode }
+  | { kind: 'in'; field: string; negated: boolean; values: ListNode }
+  | { kind: 'contains'; field: string; mode: 'any' | 'all'; values: ListNode }
+  | { kind: 'empty'; field: string; negated: boolean }
+  | { kind: 'defined'; field: string; negated: boolean }
+  | { kind: 'nested'; field: string; predicate: Predicate };
+
+/** Limits that keep one predicate's work bounded. */
+export const WHERE_LIMITS = { length: 10_000, depth: 32, listSize: 500 } as const;
+
+/** A predicate that cannot be used: `expected` says what was expected, at `line`/`column` (1-based). */
+export class PredicateError extends Error {
+  readonly line: number;
+  readonly column: number;
+
+  constructor(
+    text: string,
+    readonly offset: number,
+    readonly expected: string,
+  ) {
+    const { line, column } = position(text, offset);
+    super(`${expected} (line ${line}, column ${column})`);
+    this.line = line;
+    this.column = column;
+  }
+}
+
+/** 1-based line and column (in characters) of `offset`. */
+export function position(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, Math.max(0, Math.min(offset, text.length)));
+  const lines = before.split('\n');
+  return { line: lines.length, column: [...lines[lines.length - 1]].length + 1 };
+}
+
+/* ------------------------------------------------------------------ tokens */
+
+type Token =
+  | { type: 'word'; text: string; at: number }
+  | { type: 'string'; value: string; at: number }
+  | { type: 'number'; text: string; at: number }
+  | { type: 'variable'; name: string; at: number }
+  | { type: 'op'; text: CompareOp; at: number }
+  | { type: 'punct'; text: '(' | ')' | ','; at: number }
+  | { type: 'end'; at: number };
+
+const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
+const NUMBER = /-?[0-9]+(?:\.[0-9]+)?/y;
+const VARIABLE_NAME = /[A-Za-z0-9]+/y;
+const SPACE = /[ \t\r\n]+/y;
+
+function describe(token: Token): string {
+  switch (token.type) {
+    case 'end':
+      return 'the end of the predicate';
+    case 'word':
+      return `"${token.text}"`;
+    case 'string':
+      return `the string ${JSON.stringify(token.value)}`;
+    case 'number':
+      return `the number ${token.text}`;
+    case 'variable':
+      return `the variable :${token.name}`;
+    default:
+      return `"${token.text}"`;
+  }
+}
+
+function sticky(pattern: RegExp, text: string, at: number): string | undefined {
+  pattern.lastIndex = at;
+  return pattern.exec(text)?.[0];
+}
+
+export function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  const fail = (at: number, expected: string): never => {
+    throw new PredicateError(text, at, expected);
+  };
+  while (i < text.length) {
+    const space = sticky(SPACE, text, i);
+    if (space) {
+      i += space.length;
+      continue;
+    }
+    const c = text[i];
+    const at = i;
+    if (c === '"') {
+      let value = '';
+      i++;
+      for (;;) {
+        if (i >= text.length) fail(at, 'expected a closing " for this string');
+        const ch = text[i];
+        if (ch === '"') break;
+        if (ch === '\\') {
+          const next = text[i + 1];
+          if (next !== '"' && next !== '\\') fail(i, 'expected \\" or \\\\ after a backslash in a string');
+          value += next;
+          i += 2;
+          continue;
+        }
+        if (ch === '\u0000') fail(i, 'expected a string without NUL characters');
+        value += ch;
+        i++;
+      }
+      i++;
+      tokens.push({ type: 'string', value, at });
+    } else if (c === '(' || c === ')' || c === ',') {
+      tokens.push({ type: 'punct', text: c, at });
+      i++;
+    } else if (c === '=') {
+      tokens.push({ type: 'op', text: '=', at });
+      i++;
+    } else if (c === '!') {
+      if (text[i + 1] !== '=') fail(i, 'expected "!=" (an exclamation mark must be followed by =)');
+      tokens.push({ type: 'op', text: '!=', at });
+      i += 2;
+    } else if (c === '<' || c === '>') {
+      const two = text.slice(i, i + 2);
+      const op: CompareOp = two === '<>' ? '!=' : two === '<=' || two === '>=' ? two : (c as '<' | '>');
+      tokens.push({ type: 'op', text: op, at });
+      i += op.length === 2 || two === '<>' ? 2 : 1;
+    } else if (c === ':') {
+      const name = sticky(VARIABLE_NAME, text, i + 1);
+      if (!name) fail(i + 1, 'expected a variable name (letters and digits) after ":"');
+      tokens.push({ type: 'variable', name: name!, at });
+      i += 1 + name!.length;
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      const number = sticky(NUMBER, text, i);
+      if (!number) fail(i, 'expected a digit after "-"');
+      const after = text[i + number!.length];
+      if (after === '.') fail(i + number!.length + 1, 'expected a digit after the decimal point');
+      if (after !== undefined && /[A-Za-z0-9_]/.test(after)) fail(i + number!.length, 'expected a space, an operator or a parenthesis after a number');
+      tokens.push({ type: 'number', text: number!, at });
+      i += number!.length;
+    } else {
+      const word = sticky(WORD, text, i);
+      if (!word) {
+        const shown = String.fromCodePoint(text.codePointAt(i)!);
+        fail(i, `expected a field, a value, an operator or a parenthesis but found ${JSON.stringify(shown)}`);
+      }
+      tokens.push({ type: 'word', text: word!, at });
+      i += word!.length;
+    }
+  }
+  tokens.push({ type: 'end', at: text.length });
+  return tokens;
+}
+
+/* ------------------------------------------------------------------ parser */
+
+const OPERATORS_TEXT = '=, !=, <>, <, >, <=, >=, in, not in, contains any, contains all, is empty, is defined';
+
+/** Parses one `where` text into its AST, resolving field names against the resource's fields. */
+export function parseWhere(text: string): Predicate {
+  if (text.length > WHERE_LIMITS.length) {
+    throw new PredicateError(text, WHERE_LIMITS.length, `expected a predicate of at most ${WHERE_LIMITS.length} characters`);
+  }
+  return new Parser(text, tokenize(text)).parse();
+}
+
+class Parser {
+  private i = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly tokens: Token[],
+  ) {}
+
+  parse(): Predicate {
+    const predicate = this.predicate('resource', 0);
+    const next = this.peek();
+    if (next.type !== 'end') {
+      const expected = next.type === 'punct' && next.text === ')' ? 'expected "and", "or" or the end (this ")" closes nothing)' : 'expected "and", "or" or the end';
+      this.fail(next, `${expected} but found ${describe(next)}`);
+    }
+    return predicate;
+  }
+
+  private peek(): Token {
+    return this.tokens[this.i];
+  }
+
+  private next(): Token {
+    return this.tokens[this.i++];
+  }
+
+  private fail(token: Token | number, expected: string): never {
+    throw new PredicateError(this.text, typeof token === 'number' ? token : token.at, expected);
+  }
+
+  private isKeyword(token: Token, keyword: string): boolean {
+    return token.type === 'word' && token.text.toLowerCase() === keyword;
+  }
+
+  private isPunct(token: Token, punct: '(' | ')' | ','): boolean {
+    return token.type === 'punct' && token.text === punct;
+  }
+
+  private expectPunct(punct: '(' | ')', context: string): Token {
+    const token = this.next();
+    if (!this.isPunct(token, punct)) this.fail(token, `expected "${punct}" ${context} but found ${describe(token)}`);
+    return token;
+  }
+
+  private predicate(scope: Scope, depth: number): Predicate {
+    if (depth > WHERE_LIMITS.depth) this.fail(this.peek(), `expected at most ${WHERE_LIMITS.depth} levels of nesting`);
+    const operands = [this.conjunction(scope, depth)];
+    while (this.isKeyword(this.peek(), 'or')) {
+      this.next();
+      operands.push(this.conjunction(scope, depth));
+    }
+    return operands.length === 1 ? operands[0] : { kind: 'or', operands };
+  }
+
+  private conjunction(scope: Scope, depth: number): Predicate {
+    const operands = [this.unary(scope, depth)];
+    while (this.isKeyword(this.peek(), 'and')) {
+      this.next();
+      operands.push(this.unary(scope, depth));
+    }
+    return operands.length === 1 ? operands[0] : { kind: 'and', operands };
+  }
+
+  private unary(scope: Scope, depth: number): Predicate {
+    const token = this.peek();
+    if (this.isKeyword(token, 'not')) {
+      this.next();
+      this.expectPunct('(', 'after "not"');
+      const operand = this.predicate(scope, depth + 1);
+      this.expectPunct(')', 'to close "not ("');
+      return { kind: 'not', operand };
+    }
+    if (this.isPunct(token, '(')) {
+      this.next();
+      const inner = this.predicate(scope, depth + 1);
+      this.expectPunct(')', 'to close "("');
+      return inner;
+    }
+    return this.condition(scope, depth);
+  }
+
+  private field(scope: Scope): FieldDef {
+    const token = this.next();
+    const names = fieldNames(scope);
+    const where = scope === 'resource' ? '' : ` of ${scope}`;
+    if (token.type !== 'word') this.fail(token, `expected a field${where} (${names.join(', ')}) but found ${describe(token)}`);
+    const field = SCOPES[scope].get((token as { text: string }).text);
+    if (!field) this.fail(token, `expected a field${where} (${names.join(', ')}) but found unknown field ${describe(token)}`);
+    return field!;
+  }
+
+  private condition(scope: Scope, depth: number): Predicate {
+    const field = this.field(scope);
+    const name = field.name;
+    const token = this.next();
+    const hasMembers = field.kind === 'object' || field.kind === 'objectArray';
+    const isArray = field.kind === 'array' || field.kind === 'objectArray';
+
+    if (this.isPunct(token, '(')) {
+      if (!hasMembers) this.fail(token, `expected an operator (${OPERATORS_TEXT}) after ${name}, which has no members, but found "("`);
+      const predicate = this.predicate((field as { scope: Scope }).scope, depth + 1);
+      this.expectPunct(')', `to close "${name}("`);
+      return { kind: 'nested', field: name, predicate };
+    }
+    if (this.isKeyword(token, 'is')) {
+      let negated = false;
+      if (this.isKeyword(this.peek(), 'not')) {
+        this.next();
+        negated = true;
+      }
+      const what = this.next();
+      if (this.isKeyword(what, 'defined')) return { kind: 'defined', field: name, negated };
+      if (this.isKeyword(what, 'empty')) {
+        if (!isArray) this.fail(what, `expected "defined" after "is${negated ? ' not' : ''}" (${name} is not an array; "is empty" applies to arrays)`);
+        return { kind: 'empty', field: name, negated };
+      }
+      this.fail(what, `expected "empty" or "defined" after "is${negated ? ' not' : ''}" but found ${describe(what)}`);
+    }
+    if (hasMembers) {
+      const form = field.kind === 'objectArray' ? `${name}(<predicate on its elements>), ${name} is empty or ${name} is defined` : `${name}(<predicate on its fields>) or ${name} is defined`;
+      this.fail(token, `expected ${form} but found ${describe(token)}`);
+    }
+    if (token.type === 'op') return { kind: 'compare', field: name, op: token.text, value: this.value() };
+    if (this.isKeyword(token, 'in')) return { kind: 'in', field: name, negated: false, values: this.list() };
+    if (this.isKeyword(token, 'not')) {
+      const after = this.next();
+      if (!this.isKeyword(after, 'in')) this.fail(after, `expected "in" after "${name} not" but found ${describe(after)}`);
+      return { kind: 'in', field: name, negated: true, values: this.list() };
+    }
+    if (this.isKeyword(token, 'contains')) {
+      if (!isArray) this.fail(token, `expected an operator (=, !=, <>, <, >, <=, >=, in, not in, is defined) after ${name}: "contains" applies to arrays`);
+      const mode = this.next();
+      const word = mode.type === 'word' ? mode.text.toLowerCase() : '';
+      if (word !== 'any' && word !== 'all') this.fail(mode, `expected "any" or "all" after "contains" but found ${describe(mode)}`);
+      return { kind: 'contains', field: name, mode: word as 'any' | 'all', values: this.list() };
+    }
+    return this.fail(token, `expected an operator (${OPERATORS_TEXT}) after ${name} but found ${describe(token)}`);
+  }
+
+  private value(): ValueNode {
+    const token = this.next();
+    switch (token.type) {
+      case 'string':
+        return { kind: 'string', value: token.value, at: token.at };
+      case 'number':
+        return { kind: 'number', text: token.text, at: token.at };
+      case 'variable':
+        return { kind: 'variable', name: token.name, at: token.at };
+      case 'word': {
+        const word = token.text.toLowerCase();
+        if (word === 'true' || word === 'false') return { kind: 'boolean', value: word === 'true', at: token.at };
+        break;
+      }
+    }
+    return this.fail(token, `expected a value (a "string", a number, true, false or a :variable) but found ${describe(token)}`);
+  }
+
+  private list(): ListNode {
+    const token = this.peek();
+    if (token.type === 'variable') {
+      this.next();
+      return { kind: 'variable', name: token.name, at: token.at };
+    }
+    if (!this.isPunct(token, '(')) this.fail(token, `expected a list of values in parentheses ("a", "b") or a :variable but found ${describe(token)}`);
+    this.next();
+    const items = [this.value()];
+    while (this.isPunct(this.peek(), ',')) {
+      const comma = this.next();
+      if (items.length >= WHERE_LIMITS.listSize) this.fail(comma, `expected at most ${WHERE_LIMITS.listSize} values in a list`);
+      items.push(this.value());
+    }
+    const close = this.next();
+    if (!this.isPunct(close, ')')) this.fail(close, `expected "," or ")" in a list of values but found ${describe(close)}`);
+    return { kind: 'list', items, at: token.at };
+  }
+}
