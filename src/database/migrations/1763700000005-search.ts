@@ -1,10 +1,75 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Full-text and trigram search indexes. */
+/**
+ * Full-text search (GET /{projectKey}/resource/searchApiPattern). Keep in step with
+ * `src/search/text-search.ts`, which names these columns.
+ *
+ * - One stored, generated `tsvector` column per configured language, each with a GIN index: PostgreSQL
+ *   computes them in the same statement as every write, so a search right after a write sees it, and
+ *   ranking reads the stored vector instead of re-parsing the text. Weights: key A, someProperty and
+ *   secondPropertyToUpdate B, arrayOfStringExample C.
+ * - `search_word`: every word (lower-cased, unstemmed) ever written in a project, filled by a trigger in
+ *   the writing transaction. Fuzzy search finds a query word's neighbours there by Levenshtein distance
+ *   and searches for them too. Rows are only added (`ON CONFLICT DO NOTHING` takes no lock on an
+ *   existing word, so writers never queue on popular words); a word no resource holds any more only
+ *   adds an alternative that matches nothing.
+ */
+const SEARCH_CONFIGS = ['english', 'german', 'french', 'spanish', 'italian', 'dutch', 'portuguese', 'simple'] as const;
+
+const vector = (config: string) => `
+  setweight(to_tsvector('${config}'::regconfig, coalesce("key", '')), 'A') ||
+  setweight(to_tsvector('${config}'::regconfig, coalesce("some_property", '') || ' ' || coalesce("second_property_to_update", '')), 'B') ||
+  setweight(to_tsvector('${config}'::regconfig, coalesce("object_type_property" -> 'arrayOfStringExample', '[]'::jsonb)), 'C')`;
+
 export class Search1763700000005 implements MigrationInterface {
   name = 'Search1763700000005';
 
-  async up(_queryRunner: QueryRunner): Promise<void> {}
+  async up(queryRunner: QueryRunner): Promise<void> {
+    // The embedded database loads both in every opener (embedded-postgres.ts); PostgreSQL ships them in contrib.
+    await queryRunner.query(`CREATE EXTENSION IF NOT EXISTS "fuzzystrmatch"`);
+    await queryRunner.query(`CREATE EXTENSION IF NOT EXISTS "pg_trgm"`);
+    await queryRunner.query(
+      `ALTER TABLE "resource" ${SEARCH_CONFIGS.map((c) => `ADD COLUMN "search_${c}" tsvector GENERATED ALWAYS AS (${vector(c)}) STORED`).join(', ')}`,
+    );
+    for (const config of SEARCH_CONFIGS) {
+      await queryRunner.query(`CREATE INDEX "resource_search_${config}_idx" ON "resource" USING gin ("search_${config}")`);
+    }
+    await queryRunner.query(`
+      CREATE TABLE "search_word" (
+        "project_key" varchar(36) NOT NULL,
+        "word" varchar(64) NOT NULL,
+        CONSTRAINT "search_word_pkey" PRIMARY KEY ("project_key", "word")
+      )`);
+    // Fuzzy candidates: words of about the query word's length, judged by levenshtein_less_equal.
+    await queryRunner.query(`CREATE INDEX "search_word_length_idx" ON "search_word" ("project_key", char_length("word"))`);
+    await queryRunner.query(`
+      CREATE FUNCTION "search_collect_words"() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO "search_word" ("project_key", "word")
+        SELECT NEW."project_key", w FROM unnest(tsvector_to_array(NEW."search_simple")) AS w
+        WHERE char_length(w) <= 64 ORDER BY w
+        ON CONFLICT DO NOTHING;
+        RETURN NULL;
+      END $$`);
+    await queryRunner.query(`
+      CREATE TRIGGER "resource_search_words_insert" AFTER INSERT ON "resource"
+      FOR EACH ROW EXECUTE FUNCTION "search_collect_words"()`);
+    await queryRunner.query(`
+      CREATE TRIGGER "resource_search_words_update" AFTER UPDATE ON "resource"
+      FOR EACH ROW WHEN (OLD."search_simple" IS DISTINCT FROM NEW."search_simple") EXECUTE FUNCTION "search_collect_words"()`);
+    // Words of the resources that existed before this migration.
+    await queryRunner.query(`
+      INSERT INTO "search_word" ("project_key", "word")
+      SELECT DISTINCT r."project_key", w FROM "resource" r, unnest(tsvector_to_array(r."search_simple")) AS w
+      WHERE char_length(w) <= 64
+      ON CONFLICT DO NOTHING`);
+  }
 
-  async down(_queryRunner: QueryRunner): Promise<void> {}
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TRIGGER IF EXISTS "resource_search_words_update" ON "resource"`);
+    await queryRunner.query(`DROP TRIGGER IF EXISTS "resource_search_words_insert" ON "resource"`);
+    await queryRunner.query(`DROP FUNCTION IF EXISTS "search_collect_words"()`);
+    await queryRunner.query(`DROP TABLE IF EXISTS "search_word"`);
+    await queryRunner.query(`ALTER TABLE "resource" ${SEARCH_CONFIGS.map((c) => `DROP COLUMN IF EXISTS "search_${c}"`).join(', ')}`);
+  }
 }

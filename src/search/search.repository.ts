@@ -1,0 +1,238 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '../database/database.js';
+import { RESOURCE_JSON } from '../resource/resource.repository.js';
+import type { FacetExpression, FilterExpression, FilterItem, NumericRange, SearchPath } from './search-expression.parser.js';
+import { FUZZY_MAX_ALTERNATIVES } from './text-search.js';
+
+/** One `text.<lang>` condition: every word must match one of its alternatives (the word and its fuzzy neighbours). */
+export interface TextCondition {
+  /** A PostgreSQL text-search configuration from `LANGUAGE_CONFIGS` (never user text). */
+  config: string;
+  words: string[][];
+}
+
+export type SortField = 'score' | 'id' | 'key' | 'version' | 'createdAt' | 'lastModifiedAt' | 'published' | 'someProperty' | 'secondPropertyToUpdate';
+
+export interface SearchPlan {
+  staged: boolean;
+  texts: TextCondition[];
+  /** `filter.query`: results and facets. */
+  queryFilters: FilterExpression[];
+  /** `filter`: results only. */
+  resultFilters: FilterExpression[];
+  /** `filter.facets`: facets only. */
+  facetFilters: FilterExpression[];
+  facets: Array<{ name: string; facet: FacetExpression }>;
+  sort: Array<{ field: SortField; descending: boolean }>;
+  limit: number;
+  offset: number;
+}
+
+export interface FuzzyWord {
+  word: string;
+  distance: number;
+}
+
+const SORT_COLUMNS: Record<SortField, string> = {
+  score: 'r.score',
+  id: 'r.id',
+  key: 'r.key COLLATE "C"',
+  version: 'r.version',
+  createdAt: 'r.created_at',
+  lastModifiedAt: 'r.last_modified_at',
+  published: 'r.published',
+  someProperty: 'r.some_property COLLATE "C"',
+  secondPropertyToUpdate: 'r.second_property_to_update COLLATE "C"',
+};
+
+/** Terms of a terms facet, at most (CONTRACT.md §10). */
+const MAX_TERMS = 200;
+
+/** Collects bound values; every value reaching SQL goes through `bind`. */
+class Binder {
+  readonly values: unknown[] = [];
+  bind(value: unknown, cast?: string): string {
+    this.values.push(value);
+    return `$${this.values.length}${cast ? `::${cast}` : ''}`;
+  }
+}
+
+/**
+ * The values a resource holds at a path, one row per value, as `jsonb` in column `v` (over `r`, a row
+ * with the `resource` table's columns).
+ */
+function valuesOf(path: SearchPath): string {
+  const source = path.source;
+  switch (source.kind) {
+    case 'array':
+      return `SELECT e.v FROM jsonb_array_elements(coalesce(r.object_type_property -> '${source.field}', '[]')) AS e(v)`;
+    case 'member':
+      return `SELECT e.v -> '${source.member}' AS v FROM jsonb_array_elements(coalesce(r.object_type_property -> '${source.field}', '[]')) AS e(v) WHERE e.v ? '${source.member}'`;
+    case 'column':
+      return source.column === 'key' ? `SELECT to_jsonb(r.key) AS v WHERE r.key IS NOT NULL` : `SELECT to_jsonb(r.${source.column}) AS v`;
+  }
+}
+
+/** A JSON literal of a value item, for containment and equality on `jsonb`. */
+function jsonOf(item: Extract<FilterItem, { kind: 'text' | 'number' | 'boolean' }>): string {
+  return item.kind === 'text' ? JSON.stringify(item.value) : String(item.value);
+}
+
+/** A condition on one value `x.v` (jsonb) for a value, range or `exists` item; 64-bit exact via numeric. */
+function valueMatches(item: FilterItem, b: Binder): string {
+  switch (item.kind) {
+    case 'text':
+    case 'number':
+    case 'boolean':
+      return `x.v = ${b.bind(jsonOf(item), 'jsonb')}`;
+    case 'range':
+      return rangeMatches('(x.v)::numeric', item.range, b, true);
+    case 'exists':
+      return 'TRUE';
+    case 'missing':
+      return 'FALSE';
+  }
+}
+
+function rangeMatches(value: string, range: NumericRange, b: Binder, includeTo: boolean): string {
+  const parts: string[] = [];
+  if (range.from !== undefined) parts.push(`${value} >= ${b.bind(range.from, 'numeric')}`);
+  if (range.to !== undefined) parts.push(`${value} ${includeTo ? '<=' : '<'} ${b.bind(range.to, 'numeric')}`);
+  return parts.length > 0 ? parts.join(' AND ') : 'TRUE';
+}
+
+/**
+ * A filter as a condition on `r`. Equal values on `objectTypeProperty` arrays are written as containment
+ * on the whole column, so the GIN index on it serves them; ranges compare as numeric (exact 64-bit).
+ */
+function filterCondition(filter: FilterExpression, b: Binder): string {
+  const { path } = filter;
+  const parts: string[] = [];
+  const values = filter.items.filter((i): i is Extract<FilterItem, { kind: 'text' | 'number' | 'boolean' }> => i.kind === 'text' || i.kind === 'number' || i.kind === 'boolean');
+  const source = path.source;
+  for (const item of values) {
+    if (source.kind === 'array') {
+      parts.push(`r.object_type_property @> ${b.bind(`{"${source.field}":[${jsonOf(item)}]}`, 'jsonb')}`);
+    } else if (source.kind === 'member') {
+      parts.push(`r.object_type_property @> ${b.bind(`{"${source.field}":[{"${source.member}":${jsonOf(item)}}]}`, 'jsonb')}`);
+    } else if (source.column === 'key') {
+      parts.push(`r.key = ${b.bind((item as { value: string }).value, 'text')}`);
+    } else if (source.column === 'version') {
+      parts.push(`r.version::numeric = ${b.bind(item.value, 'numeric')}`);
+    } else {
+      parts.push(`r.published = ${b.bind(item.value, 'boolean')}`);
+    }
+  }
+  const ranges = filter.items.filter((i) => i.kind === 'range');
+  if (ranges.length > 0) {
+    const any = ranges.map((i) => `(${valueMatches(i, b)})`).join(' OR ');
+    parts.push(`EXISTS (SELECT 1 FROM (${valuesOf(path)}) x WHERE ${any})`);
+  }
+  if (filter.items.some((i) => i.kind === 'exists')) parts.push(`EXISTS (${valuesOf(path)})`);
+  if (filter.items.some((i) => i.kind === 'missing')) parts.push(`NOT EXISTS (${valuesOf(path)})`);
+  return parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`;
+}
+
+function textQuery(text: TextCondition, b: Binder): string {
+  return text.words
+    .map((alternatives) => `(${alternatives.map((word) => `plainto_tsquery('${text.config}'::regconfig, ${b.bind(word, 'text')})`).join(' || ')})`)
+    .join(' && ');
+}
+
+function facetSql(facet: FacetExpression, b: Binder): string {
+  const values = valuesOf(facet.path);
+  const counting = facet.countingResources;
+  switch (facet.kind) {
+    case 'terms': {
+      const order =
+        facet.path.dataType === 'text' ? `(x.v #>> '{}') COLLATE "C"` : facet.path.dataType === 'number' ? '(x.v)::numeric' : 'x.v';
+      return `(SELECT json_build_object('type', 'terms', 'dataType', '${facet.path.dataType}',
+          'missing', (SELECT count(*) FROM fac r WHERE NOT EXISTS (${values})),
+          'total', coalesce(sum(t.c), 0), 'other', coalesce(sum(t.c) FILTER (WHERE t.n > ${MAX_TERMS}), 0),
+          'terms', coalesce(json_agg(json_build_object('term', t.v, 'count', t.c${counting ? `, 'resourceCount', t.rc` : ''}) ORDER BY t.n) FILTER (WHERE t.n <= ${MAX_TERMS}), '[]'))
+        FROM (SELECT x.v, count(*) AS c, count(DISTINCT r.id) AS rc, row_number() OVER (ORDER BY count(*) DESC, ${order}) AS n
+              FROM fac r CROSS JOIN LATERAL (${values}) x GROUP BY x.v) t)`;
+    }
+    case 'range': {
+      const from = facet.ranges.map((r) => r.from ?? null);
+      const to = facet.ranges.map((r) => r.to ?? null);
+      return `(SELECT json_build_object('type', 'range', 'dataType', 'number', 'ranges', json_agg(json_build_object(
+            'from', g.lo, 'fromStr', coalesce(g.lo_text, '*'), 'to', g.hi, 'toStr', coalesce(g.hi_text, '*'),
+            'count', s.c${counting ? `, 'resourceCount', s.rc` : ''}, 'total', coalesce(s.total, 0), 'min', s.mn, 'max', s.mx, 'mean', trim_scale(s.mean)) ORDER BY g.i))
+        FROM unnest(${b.bind(from, 'numeric[]')}, ${b.bind(to, 'numeric[]')}, ${b.bind(from, 'text[]')}, ${b.bind(to, 'text[]')}) WITH ORDINALITY AS g(lo, hi, lo_text, hi_text, i)
+        CROSS JOIN LATERAL (SELECT count(*) AS c, count(DISTINCT r.id) AS rc, sum(y.n) AS total, min(y.n) AS mn, max(y.n) AS mx, avg(y.n) AS mean
+              FROM fac r CROSS JOIN LATERAL (SELECT (x.v)::numeric AS n FROM (${values}) x) y
+              WHERE (g.lo IS NULL OR y.n >= g.lo) AND (g.hi IS NULL OR y.n < g.hi)) s)`;
+    }
+    case 'filter': {
+      const valueItems = facet.items.filter((i) => i.kind !== 'missing');
+      const matching = valueItems.length > 0 ? `(SELECT count(*) FROM (${values}) x WHERE ${valueItems.map((i) => `(${valueMatches(i, b)})`).join(' OR ')})` : '0';
+      const missing = facet.items.some((i) => i.kind === 'missing') ? ` + CASE WHEN EXISTS (${values}) THEN 0 ELSE 1 END` : '';
+      return `(SELECT json_build_object('type', 'filter', 'count', coalesce(sum(m.c), 0)${counting ? `, 'resourceCount', count(*) FILTER (WHERE m.c > 0)` : ''})
+        FROM fac r CROSS JOIN LATERAL (SELECT ${matching}${missing} AS c) m)`;
+    }
+  }
+}
+
+/** The SQL of the search endpoint. */
+@Injectable()
+export class SearchRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * The project's words within each query word's distance (Levenshtein, nearest first), from the
+   * vocabulary the write trigger keeps; candidates are narrowed by length before they are judged.
+   */
+  async findNeighbours(projectKey: string, words: FuzzyWord[]): Promise<string[][]> {
+    if (words.length === 0) return [];
+    const rows = await this.db.query<{ i: string; word: string }>(
+      `SELECT q.i, w.word FROM unnest($2::text[], $3::integer[]) WITH ORDINALITY AS q(word, k, i)
+       CROSS JOIN LATERAL (
+         SELECT s.word FROM search_word s
+         WHERE s.project_key = $1 AND char_length(s.word) BETWEEN char_length(q.word) - q.k AND char_length(q.word) + q.k
+           AND s.word <> q.word AND levenshtein_less_equal(s.word, q.word, q.k) <= q.k
+         ORDER BY levenshtein_less_equal(s.word, q.word, q.k), s.word COLLATE "C" LIMIT ${FUZZY_MAX_ALTERNATIVES}) w`,
+      [projectKey, words.map((w) => w.word), words.map((w) => w.distance)],
+    );
+    const found = words.map((): string[] => []);
+    for (const row of rows) found[Number(row.i) - 1].push(row.word);
+    return found;
+  }
+
+  /** The whole answer `{limit, offset, count, total, results, facets}` as JSON text built by PostgreSQL. */
+  async search(projectKey: string, plan: SearchPlan): Promise<string> {
+    const b = new Binder();
+    const project = b.bind(projectKey, 'text');
+    const where = [`r.project_key = ${project}`];
+    if (!plan.staged) where.push('r.published');
+    const scores: string[] = [];
+    for (const text of plan.texts) {
+      const column = `r."search_${text.config}"`;
+      const query = textQuery(text, b);
+      where.push(`${column} @@ (${query})`);
+      scores.push(`ts_rank(${column}, ${query})`);
+    }
+    for (const filter of plan.queryFilters) where.push(filterCondition(filter, b));
+    const resultWhere = plan.resultFilters.map((f) => filterCondition(f, b));
+    const facetWhere = plan.facetFilters.map((f) => filterCondition(f, b));
+    const order = [...plan.sort.map((s) => `${SORT_COLUMNS[s.field]} ${s.descending ? 'DESC' : 'ASC'}`), 'r.id ASC'].join(', ');
+    const facets =
+      plan.facets.length === 0 ? `'{}'::json` : `json_build_object(${plan.facets.map((f) => `${b.bind(f.name, 'text')}, ${facetSql(f.facet, b)}`).join(', ')})`;
+    const text = `
+      WITH base AS MATERIALIZED (
+        SELECT r.id, r.key, r.version, r.published, r.created_at, r.last_modified_at, r.some_property,
+               r.second_property_to_update, r.object_type_property, ${scores.length > 0 ? scores.join(' + ') : '0'}::real AS score
+        FROM resource r WHERE ${where.join(' AND ')}
+      ),
+      res AS (SELECT * FROM base r WHERE ${resultWhere.length > 0 ? resultWhere.join(' AND ') : 'TRUE'}),
+      fac AS (SELECT * FROM base r WHERE ${facetWhere.length > 0 ? facetWhere.join(' AND ') : 'TRUE'})
+      SELECT '{"limit":' || ${b.bind(plan.limit, 'integer')} || ',"offset":' || ${b.bind(plan.offset, 'integer')}
+          || ',"count":' || p.count || ',"total":' || (SELECT count(*) FROM res)
+          || ',"results":[' || coalesce(p.json, '') || '],"facets":' || (${facets})::text || '}' AS json
+      FROM (SELECT count(*) AS count, string_agg(${RESOURCE_JSON}, ',' ORDER BY p.n) AS json
+            FROM (SELECT r.id, row_number() OVER (ORDER BY ${order}) AS n FROM res r
+                  ORDER BY ${order} LIMIT ${b.bind(plan.limit, 'integer')} OFFSET ${b.bind(plan.offset, 'integer')}) p
+            JOIN resource r ON r.id = p.id) p`;
+    return (await this.db.one<{ json: string }>(text, b.values))!.json;
+  }
+}
