@@ -1,3 +1,6 @@
+import type { ActionDeclaration } from '../namespace-actions/action-declaration.js';
+import { ActionsFileError, loadActionsFile, MAX_TIMEOUT_MS } from '../namespace-actions/actions-file.js';
+
 /**
  * The service's configuration, read from the environment once and validated at start-up: every bad or
  * missing variable is listed in one message. Nothing outside this folder reads `process.env`.
@@ -46,10 +49,33 @@ export interface AuthConfig {
   rateLimitPerMinute: number;
 }
 
+/** Namespace actions (CONTRACT.md §8): the operator's declarations, validated at start-up. */
+export interface ActionsConfig {
+  /** ACTIONS_FILE (JSON or YAML); absent → the built-in defaults only. */
+  file?: string;
+  declarations: ActionDeclaration[];
+  /** Default timeout of `forward` handlers. */
+  forwardTimeoutMs: number;
+}
+
+/** Image upload and serving (CONTRACT.md §6, §10 "Images"). */
+export interface ImagesConfig {
+  /** Largest accepted image: 10 MB = 10,485,760 bytes, fixed by the contract. */
+  maxBytes: number;
+  /** Uploads whose bodies are read and stored at the same time; the rest wait (bounds memory). */
+  uploadConcurrency: number;
+  /** How often each server's worker looks for images accepted with 202 and not yet attached. */
+  workerIntervalMs: number;
+}
+
+export const IMAGES_MAX_BYTES = 10_485_760;
+
 export interface AppConfig {
   http: HttpConfig;
   database: DatabaseConfig;
   auth: AuthConfig;
+  images: ImagesConfig;
+  actions: ActionsConfig;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
 }
 
@@ -148,8 +174,26 @@ export function loadConfig(env: Env = process.env): AppConfig {
       demoClient: read.bool('AUTH_DEMO_CLIENT', true),
       rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 60_000, 0, 100_000_000),
     },
+    images: {
+      maxBytes: IMAGES_MAX_BYTES,
+      uploadConcurrency: read.int('IMAGES_UPLOAD_CONCURRENCY', 4, 1, 64),
+      workerIntervalMs: read.int('IMAGES_WORKER_INTERVAL_MS', 500, 10, 86_400_000),
+    },
+    actions: {
+      file: read.string('ACTIONS_FILE'),
+      declarations: [],
+      forwardTimeoutMs: read.int('ACTIONS_FORWARD_TIMEOUT_MS', 8_000, 1, MAX_TIMEOUT_MS),
+    },
     logLevel: read.oneOf('LOG_LEVEL', 'log', ['error', 'warn', 'log', 'debug'] as const),
   };
+  if (config.actions.file) {
+    try {
+      config.actions.declarations = loadActionsFile(config.actions.file);
+    } catch (error) {
+      if (!(error instanceof ActionsFileError)) throw error;
+      read.problems.push(...error.problems.map((problem) => `ACTIONS_FILE: ${problem}`));
+    }
+  }
   const hostCheck = [config.http.apiDomain, config.http.apiRegions.length, config.http.apiCloudProviders.length];
   if (hostCheck.some(Boolean) && !hostCheck.every(Boolean)) {
     read.problems.push('API_DOMAIN, API_REGIONS and API_CLOUD_PROVIDERS: set all three or none');

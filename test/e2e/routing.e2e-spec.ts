@@ -67,7 +67,6 @@ describe('route order under /{projectKey}/resource', () => {
   it.each([
     ['GET', 'searchApiPattern'],
     ['GET', 'sorted-query-parameters'],
-    ['GET', 'namespace-action'],
   ])('router order: %s /{pk}/resource/%s is not treated as a resource id (404 ResourceNotFound until its module exists)', async (_method, segment) => {
     const res = await t.http.get(`/${t.projectKey}/resource/${segment}`).set(await t.auth('view_test'));
     expectEnvelope(res, 404, 'ResourceNotFound');
@@ -85,9 +84,15 @@ describe('route order under /{projectKey}/resource', () => {
     expectEnvelope(res, 404, 'ResourceNotFound');
   });
 
-  it('router order: POST /{pk}/resource/namespace-action is not treated as an update of resource id "namespace-action" (404 ResourceNotFound until its module exists)', async () => {
+  it('router order: GET /{pk}/resource/namespace-action is answered by its action (200), not as resource id "namespace-action"', async () => {
+    const res = await t.http.get(`/${t.projectKey}/resource/namespace-action`).set(await t.auth('view_test'));
+    expect(res.status).toBe(200);
+  });
+
+  it('router order: POST /{pk}/resource/namespace-action is answered by its action (200, the stored body), not as an update of resource id "namespace-action"', async () => {
     const res = await t.http.post(`/${t.projectKey}/resource/namespace-action`).set(await t.auth('manage_test')).send({ any: 'value' });
-    expectEnvelope(res, 404, 'ResourceNotFound');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ any: 'value' });
   });
 });
 

@@ -1,0 +1,66 @@
+import { DomainError, ErrorDetail } from '../common/domain-error.js';
+import { ErrorCode } from '../common/error-code.js';
+import { parseJson } from '../common/lossless-json.js';
+import { toObjectPattern } from '../resource/object-pattern.js';
+import { accepts } from './accept-header.js';
+
+/** Spec §4.6: `Path-Header` begins with a slash. */
+export const PATH_HEADER_PATTERN = /^\/.*$/;
+
+export interface ActionHeaders {
+  accept?: string;
+  testHeader?: string;
+  pathHeader?: string;
+}
+
+/**
+ * The request headers of `namespace-action-with-headers` (CONTRACT.md §10): an `Accept` that
+ * excludes application/json → 406, checked first (absent → application/json); then every header
+ * problem at once (400): `Test-Header` and `Path-Header` required, `Path-Header` matching `^/.*$`,
+ * `Test-Header` JSON of a possibly partial ObjectTestType whose present fields are valid.
+ * Returns the backend path (`Path-Header`).
+ */
+export function checkActionHeaders({ accept, testHeader, pathHeader }: ActionHeaders): string {
+  if (!accepts(accept, 'application/json')) {
+    throw DomainError.of(ErrorCode.NotAcceptable, 'This endpoint answers application/json only; the Accept header excludes it.');
+  }
+  const errors: ErrorDetail[] = [];
+  if (testHeader === undefined) {
+    errors.push(required('Test-Header'));
+  } else {
+    errors.push(...testHeaderErrors(testHeader));
+  }
+  if (pathHeader === undefined) {
+    errors.push(required('Path-Header'));
+  } else if (!PATH_HEADER_PATTERN.test(pathHeader)) {
+    errors.push(invalid('Path-Header', pathHeader, 'must match ^/.*$ (begin with a slash)'));
+  }
+  if (errors.length > 0) {
+    throw new DomainError(errors, errors.length === 1 ? errors[0].message : `The request has ${errors.length} invalid headers; see errors.`);
+  }
+  return pathHeader!;
+}
+
+function testHeaderErrors(text: string): ErrorDetail[] {
+  let value: unknown;
+  try {
+    value = parseJson(text);
+  } catch {
+    return [invalid('Test-Header', text, 'must be JSON of an ObjectTestType')];
+  }
+  try {
+    toObjectPattern(value, 'Test-Header');
+    return [];
+  } catch (error) {
+    if (error instanceof DomainError) return error.errors;
+    throw error;
+  }
+}
+
+function required(field: string): ErrorDetail {
+  return { code: ErrorCode.RequiredField, message: `${field}: a value is required.`, field };
+}
+
+function invalid(field: string, value: unknown, reason: string): ErrorDetail {
+  return { code: ErrorCode.InvalidField, message: `${field}: ${reason}.`, field, invalidValue: value };
+}

@@ -1,0 +1,15 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { RequestWithBody } from '../common/body-parsers.js';
+import { rawQueryOf } from './backend-url.js';
+import type { ActionRequest } from './namespace-actions.service.js';
+
+/**
+ * What a namespace action may use of the request: the JSON body (or the error the body parser
+ * recorded for it, raised here, after the access guard), the query string as sent, the headers.
+ */
+export const CurrentActionRequest = createParamDecorator((_data: unknown, context: ExecutionContext): ActionRequest => {
+  const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithBody>();
+  if (request.bodyError) throw request.bodyError;
+  return { body: request.body, queryString: rawQueryOf(request.url), headers: request.headers };
+});
