@@ -7,8 +7,11 @@ import { describeJsonError, parseJson } from './lossless-json.js';
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
-/** Image bodies are read as a raw stream by the upload route (spec 4.5); everywhere else they are a 415. */
-const RAW_TYPE = /^image\//i;
+/**
+ * The image upload route (spec 4.5) reads its own body, whatever its type: a raw image, a multipart
+ * form, or something it answers 415 to (src/images/image-upload.ts). Everywhere else image bodies
+ * are a 415.
+ */
 const RAW_PATH = /^\/[^/?]+\/resource\/images\/?(?:\?|$)/;
 
 export interface BodyParserOptions {
@@ -28,8 +31,8 @@ export type RequestWithBody = FastifyRequest & { bodyError?: DomainError };
 export function registerBodyParsers(fastify: FastifyInstance, { limitBytes }: BodyParserOptions): void {
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (request: FastifyRequest, payload: Readable, done: (error: Error | null, body?: unknown) => void) => {
+    if (RAW_PATH.test(request.url)) return done(null, payload);
     const type = request.headers['content-type'] ?? '';
-    if (RAW_TYPE.test(type) && RAW_PATH.test(request.url)) return done(null, payload);
     const defer = (error: DomainError): void => {
       (request as RequestWithBody).bodyError = error;
       payload.resume();
@@ -57,6 +60,12 @@ export function registerBodyParsers(fastify: FastifyInstance, { limitBytes }: Bo
       },
       (error: Error) => done(error),
     );
+  });
+  // An upload answered before its body was read to the end (an early 413, 415, 404, 401…) closes the
+  // connection after the answer instead of reading and discarding the rest of the body.
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.raw.complete && RAW_PATH.test(request.url)) reply.header('Connection', 'close');
+    done(null, payload);
   });
 }
 

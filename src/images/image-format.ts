@@ -1,0 +1,78 @@
+import { imageSize } from 'image-size';
+
+/**
+ * The three accepted image formats (spec §4.5, CONTRACT.md §6): their media type, the signature their
+ * bytes start with, and the extension of the stored filename. Pure functions, unit-tested beside.
+ */
+export const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'] as const;
+export type ImageType = (typeof IMAGE_TYPES)[number];
+
+interface ImageFormat {
+  /** Every signature is one of these byte sequences at offset 0. */
+  signatures: number[][];
+  extension: string;
+  /** The name `image-size` gives the format. */
+  sizeType: string;
+}
+
+const FORMATS: Record<ImageType, ImageFormat> = {
+  // SOI marker followed by the first marker's 0xFF.
+  'image/jpeg': { signatures: [[0xff, 0xd8, 0xff]], extension: 'jpg', sizeType: 'jpg' },
+  'image/png': { signatures: [[0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]], extension: 'png', sizeType: 'png' },
+  // "GIF87a" or "GIF89a".
+  'image/gif': {
+    signatures: [
+      [0x47, 0x49, 0x46, 0x38, 0x37, 0x61],
+      [0x47, 0x49, 0x46, 0x38, 0x39, 0x61],
+    ],
+    extension: 'gif',
+    sizeType: 'gif',
+  },
+};
+
+/**
+ * The image type a `Content-Type` header names, or undefined when it names none of the three.
+ * Parameters (`; charset=…`) are ignored and the comparison is case-insensitive, as media types are.
+ */
+export function parseImageType(header: string | undefined): ImageType | undefined {
+  if (header === undefined) return undefined;
+  const essence = header.split(';', 1)[0].trim().toLowerCase();
+  return (IMAGE_TYPES as readonly string[]).includes(essence) ? (essence as ImageType) : undefined;
+}
+
+export function extensionOf(type: ImageType): string {
+  return FORMATS[type].extension;
+}
+
+/** Whether `bytes` start with the signature of `type`. */
+export function hasSignature(type: ImageType, bytes: Uint8Array): boolean {
+  return FORMATS[type].signatures.some(
+    (signature) => bytes.length >= signature.length && signature.every((byte, i) => bytes[i] === byte),
+  );
+}
+
+/** The format whose signature `bytes` start with, if any. */
+export function detectImageType(bytes: Uint8Array): ImageType | undefined {
+  return IMAGE_TYPES.find((type) => hasSignature(type, bytes));
+}
+
+export interface Dimensions {
+  width: number;
+  height: number;
+}
+
+/**
+ * Width and height as the file itself states them, or undefined when the file of that type cannot be
+ * read (truncated, corrupt, or zero-sized).
+ */
+export function readDimensions(type: ImageType, bytes: Uint8Array): Dimensions | undefined {
+  try {
+    const size = imageSize(bytes);
+    if (size.type !== FORMATS[type].sizeType) return undefined;
+    const { width, height } = size;
+    if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) return undefined;
+    return { width, height };
+  } catch {
+    return undefined;
+  }
+}

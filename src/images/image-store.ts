@@ -1,0 +1,15 @@
+/**
+ * Where image bytes live: storage every server process shares. Content-addressed: bytes are stored
+ * once per project under their SHA-256, so `put` of bytes already stored does nothing. The default is
+ * the database (`DatabaseImageStore`); an S3-compatible store implements the same two methods with
+ * the key `<projectKey>/<sha256>`.
+ */
+export interface ImageStore {
+  /** Stores `bytes` (whose SHA-256 is `sha256`, hex) for the project, unless already there. */
+  put(projectKey: string, sha256: string, bytes: Buffer): Promise<void>;
+  /** The bytes, or undefined when nothing is stored under that address. */
+  get(projectKey: string, sha256: string): Promise<Buffer | undefined>;
+}
+
+/** Injection token of the configured `ImageStore`. */
+export const IMAGE_STORE = Symbol('IMAGE_STORE');

@@ -1,0 +1,196 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
+import { DomainError } from '../common/domain-error.js';
+import { ErrorCode } from '../common/error-code.js';
+import { parseImageType, type ImageType } from './image-format.js';
+
+/** Room for a multipart body's boundaries and part headers on top of the file itself. */
+export const MULTIPART_OVERHEAD_BYTES = 65_536;
+
+/** An upload's bytes, read within the limit. */
+export interface ReceivedImage {
+  /** The declared type: the request's Content-Type, or the file part's for multipart. */
+  type: ImageType;
+  bytes: Buffer;
+  sha256: string;
+  /** The file part's filename (multipart only). */
+  filename?: string;
+}
+
+export function payloadTooLarge(maxBytes: number): DomainError {
+  return DomainError.of(ErrorCode.PayloadTooLarge, `The image exceeds the limit of ${maxBytes} bytes.`);
+}
+
+export function unsupportedType(type: string | undefined): DomainError {
+  return DomainError.of(
+    ErrorCode.UnsupportedMediaType,
+    type === undefined || type === ''
+      ? 'A Content-Type is required: image/jpeg, image/png or image/gif (or multipart/form-data with one such file).'
+      : `Content-Type '${type}' is not supported; send image/jpeg, image/png or image/gif (or multipart/form-data with one such file).`,
+  );
+}
+
+/**
+ * The body of POST /{projectKey}/resource/images, not read yet: the body parser hands this route the
+ * request stream whatever its type (src/common/body-parsers.ts). It is the raw image, or a
+ * multipart/form-data body with one file part, parsed here with busboy (what @fastify/multipart runs
+ * on; the plugin itself would add hooks to every route of the server). The service checks the
+ * declared type and length first and reads the bytes last (CONTRACT.md §10); reading stops as soon as
+ * the limit is passed.
+ */
+export class ImageUpload {
+  constructor(private readonly request: FastifyRequest) {}
+
+  /** The Content-Type header as sent (undefined when absent). */
+  get contentType(): string | undefined {
+    const type = this.request.headers['content-type'];
+    return type === undefined || type.trim() === '' ? undefined : type;
+  }
+
+  get isMultipart(): boolean {
+    return /^multipart\/form-data\b/i.test(this.contentType ?? '');
+  }
+
+  /** The image type of a raw upload; undefined when the header names none of the three. */
+  get rawType(): ImageType | undefined {
+    return parseImageType(this.contentType);
+  }
+
+  /** 413 when `Content-Length` already says the body is too large; nothing is read. */
+  checkDeclaredLength(maxBytes: number): void {
+    const header = this.request.headers['content-length'];
+    if (header === undefined) return;
+    const length = Number(header);
+    const allowed = this.isMultipart ? maxBytes + MULTIPART_OVERHEAD_BYTES : maxBytes;
+    if (Number.isFinite(length) && length > allowed) throw payloadTooLarge(maxBytes);
+  }
+
+  /** Reads the image: at most `maxBytes` (413 as soon as the body passes it). */
+  async read(maxBytes: number): Promise<ReceivedImage> {
+    if (this.isMultipart) return this.readMultipart(maxBytes);
+    const type = this.rawType;
+    if (!type) throw unsupportedType(this.contentType);
+    const stream = this.bodyStream();
+    const declared = Number(this.request.headers['content-length']);
+    const { bytes, sha256 } = stream ? await readLimited(stream, maxBytes, Number.isInteger(declared) ? declared : undefined) : emptyBody();
+    return { type, bytes, sha256 };
+  }
+
+  /** The request body as the body parser passed it on; undefined when the request has no body. */
+  private bodyStream(): Readable | undefined {
+    const body = this.request.body;
+    return isReadable(body) ? body : undefined;
+  }
+
+  /** The first file part of a multipart/form-data body; other fields and parts are skipped. */
+  private readMultipart(maxBytes: number): Promise<ReceivedImage> {
+    const stream = this.bodyStream();
+    if (!stream) return Promise.reject(DomainError.invalidInput('The multipart/form-data body has no file part.'));
+    return new Promise((resolve, reject) => {
+      let parser: BusboyInstance;
+      try {
+        parser = Busboy({
+          headers: this.request.headers as BusboyHeaders,
+          limits: { files: 1, fileSize: maxBytes + 1, fields: 16, fieldSize: 4_096, parts: 17, headerPairs: 64 },
+        });
+      } catch {
+        return reject(DomainError.invalidInput('The multipart/form-data body is malformed (no boundary).'));
+      }
+      let file: 'none' | 'reading' | 'done' = 'none';
+      const fail = (error: DomainError) => {
+        stream.unpipe(parser);
+        stream.pause();
+        reject(error);
+      };
+      parser.on('file', (_field, part, filename, _encoding, mimeType) => {
+        if (file !== 'none') return part.resume();
+        file = 'reading';
+        const type = parseImageType(mimeType);
+        if (!type) {
+          part.resume();
+          return fail(unsupportedType(mimeType));
+        }
+        readLimited(part, maxBytes, undefined).then(
+          ({ bytes, sha256 }) => {
+            file = 'done';
+            resolve({ type, bytes, sha256, filename: filename || undefined });
+          },
+          fail,
+        );
+      });
+      parser.on('finish', () => {
+        if (file === 'none') fail(DomainError.invalidInput('The multipart/form-data body has no file part.'));
+      });
+      parser.on('error', () => {
+        if (file !== 'done') fail(DomainError.invalidInput('The multipart/form-data body is malformed.'));
+      });
+      // A client that goes away mid-body: busboy would wait for the rest for ever.
+      stream.once('close', () => {
+        if (!stream.readableEnded) fail(DomainError.invalidInput('The upload was interrupted.'));
+      });
+      stream.pipe(parser);
+    });
+  }
+}
+
+function isReadable(value: unknown): value is Readable {
+  return typeof value === 'object' && value !== null && typeof (value as Readable).on === 'function' && typeof (value as Readable).read === 'function';
+}
+
+function emptyBody(): { bytes: Buffer; sha256: string } {
+  return { bytes: Buffer.alloc(0), sha256: createHash('sha256').digest('hex') };
+}
+
+/**
+ * Reads a stream into one buffer while hashing it; rejects with 413 as soon as more than `maxBytes`
+ * arrived (the rest is not read: the connection closes after the answer). With a declared length the
+ * buffer is allocated once at that size.
+ */
+export function readLimited(stream: Readable, maxBytes: number, declaredLength: number | undefined): Promise<{ bytes: Buffer; sha256: string }> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    const preallocated = declaredLength !== undefined && declaredLength <= maxBytes ? Buffer.allocUnsafe(declaredLength) : undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (error?: DomainError) => {
+      if (settled) return;
+      settled = true;
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+      if (error) {
+        stream.pause();
+        reject(error);
+        return;
+      }
+      const bytes = preallocated ? preallocated.subarray(0, size) : Buffer.concat(chunks, size);
+      resolve({ bytes, sha256: hash.digest('hex') });
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes || (preallocated && size > preallocated.length)) return finish(payloadTooLarge(maxBytes));
+      hash.update(chunk);
+      if (preallocated) chunk.copy(preallocated, size - chunk.length);
+      else chunks.push(chunk);
+    };
+    const onEnd = () => finish();
+    const onError = () => finish(DomainError.invalidInput('The upload could not be read completely.'));
+    const onClose = () => finish(DomainError.invalidInput('The upload was interrupted.'));
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+    // busboy marks a file part cut at its size limit as truncated and ends it early.
+    stream.once('limit', () => finish(payloadTooLarge(maxBytes)));
+  });
+}
+
+/** The upload body of the route, as an `ImageUpload` (no bytes are read here). */
+export const UploadedImage = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): ImageUpload => new ImageUpload(context.switchToHttp().getRequest<FastifyRequest>()),
+);

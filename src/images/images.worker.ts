@@ -1,0 +1,90 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { ImagesRepository } from './images.repository.js';
+
+/** Jobs one round attaches at most before yielding to the next interval. */
+const ROUND_LIMIT = 50;
+
+/**
+ * Attaches the images accepted with 202 (CONTRACT.md §6). Every server process runs one; they share
+ * the `image_job` table: each job is claimed with `FOR UPDATE SKIP LOCKED` in a transaction that
+ * attaches the image and deletes the job, so two workers never attach one job twice and a crash
+ * leaves the job for the next round (also after a restart). A failed attempt is retried later with
+ * exponential back-off. The same code runs on the embedded database.
+ */
+@Injectable()
+export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('ImagesWorker');
+  private timer?: NodeJS.Timeout;
+  private round?: Promise<unknown>;
+  private stopped = false;
+
+  constructor(
+    private readonly images: ImagesRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.round;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.round = this.attachPending(ROUND_LIMIT)
+        .catch((error: unknown) => this.logger.warn(`attach round failed: ${describe(error)}`))
+        .finally(() => this.schedule());
+    }, this.config.images.workerIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Attaches due jobs one by one (each in its own transaction), up to `limit`; how many were done. */
+  async attachPending(limit: number): Promise<number> {
+    let done = 0;
+    while (done < limit && !this.stopped) {
+      if (!(await this.attachOne())) break;
+      done++;
+    }
+    return done;
+  }
+
+  /** Claims and completes one job; false when no job is due. */
+  private async attachOne(): Promise<boolean> {
+    const client = await this.images.connect();
+    let imageId: string | undefined;
+    let failed = false;
+    try {
+      await client.query('BEGIN');
+      const job = await this.images.claimJob(client);
+      if (!job) {
+        await client.query('COMMIT');
+        return false;
+      }
+      imageId = job.imageId;
+      const outcome = await this.images.completeJob(client, job);
+      await client.query('COMMIT');
+      if (outcome === 'resource-gone') this.logger.warn(`image ${job.imageId} dropped: its resource ${job.resourceId} was deleted`);
+      return true;
+    } catch (error) {
+      failed = true;
+      await client.query('ROLLBACK').catch(() => undefined);
+      if (imageId === undefined) throw error;
+      this.logger.warn(`attaching image ${imageId} failed, will retry: ${describe(error)}`);
+      await this.images.postponeJob(imageId, describe(error));
+      return true;
+    } finally {
+      // A connection that failed mid-transaction is closed rather than returned to the pool.
+      client.release(failed);
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
