@@ -497,6 +497,27 @@ describe('images', () => {
     });
   });
 
+  describe('the OpenAPI document', () => {
+    it('documents both upload forms, the Prefer header, 200 and 202, and the GET of the bytes', async () => {
+      const doc = (await t.http.get('/openapi.json')).body;
+      const upload = doc.paths['/{projectKey}/resource/images'].post;
+      expect(upload.operationId).toBe('uploadImage');
+      expect(Object.keys(upload.requestBody.content).sort()).toEqual(['image/gif', 'image/jpeg', 'image/png', 'multipart/form-data']);
+      expect(upload.requestBody.content['image/png'].schema).toEqual({ type: 'string', format: 'binary' });
+      expect(upload.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
+      const params = Object.fromEntries(upload.parameters.map((p: { name: string; in: string; required?: boolean }) => [p.name, [p.in, p.required ?? false]]));
+      expect(params).toMatchObject({ projectKey: ['path', true], sku: ['query', true], variant: ['query', false], filename: ['query', false], staged: ['query', false], Prefer: ['header', false] });
+      expect(upload.responses['200'].content['application/json'].schema.$ref).toMatch(/ObjectTestTypeDto$/);
+      expect(upload.responses['202'].content['application/json'].schema.$ref).toMatch(/StringTestTypeDto$/);
+      expect(Object.keys(upload.responses)).toEqual(expect.arrayContaining(['400', '401', '403', '404', '413', '415']));
+      const get = doc.paths['/{projectKey}/resource/images/{imageId}'].get;
+      expect(get.operationId).toBe('getImage');
+      expect(get.security ?? []).toEqual([]);
+      expect(Object.keys(get.responses['200'].content).sort()).toEqual(['image/gif', 'image/jpeg', 'image/png']);
+      expect(Object.keys(get.responses)).toEqual(expect.arrayContaining(['200', '304', '404']));
+    });
+  });
+
   describe('GET /{projectKey}/resource/images/{imageId}', () => {
     let image: Image;
     let bytes: Buffer;
