@@ -16,7 +16,7 @@ export const MAX_FIELD_LENGTH = 10_000;
 export const MAX_KEY_LENGTH = 200;
 
 /** RFC 3339, the profile of ISO 8601 that OpenAPI's `date-time` names: date, time with seconds, zone. */
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
 
 export function dateTimeProblem(value: unknown): string | undefined {
   return typeof value === 'string' && DATE_TIME.test(value) && isISO8601(value, { strict: true, strictSeparator: true })
