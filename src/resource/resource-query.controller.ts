@@ -1,0 +1,44 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { RequireScope } from '../auth/access.decorator.js';
+import { ApiErrors, ErrorResponseDto } from '../common/error.dto.js';
+import { JsonText } from '../common/json-text.js';
+import { ProjectKey } from '../common/project-key.js';
+import { ApiQueryVariables, QueryVariables, ResourcePagedQueryResponseDto, ResourceQueryDto } from './query/query.dto.js';
+import type { Variables } from './query/where-sql.js';
+import { ResourceQueryService } from './resource-query.service.js';
+
+const BAD_WHERE = 'Malformed parameter: where: expected a field (id, key, version, createdAt, lastModifiedAt, published, someProperty, secondPropertyToUpdate, objectTypeProperty) but found unknown field "colour" (line 1, column 1)';
+
+/**
+ * GET /{projectKey}/resource/sorted-query-parameters. A static segment: Fastify's router prefers it to
+ * the `{id}` routes of ResourceItemController.
+ */
+@ApiTags('resource')
+@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@Controller(':projectKey/resource')
+export class ResourceQueryController {
+  constructor(private readonly queries: ResourceQueryService) {}
+
+  @Get('sorted-query-parameters')
+  @RequireScope(['manage_test', 'view_test'])
+  @JsonText()
+  @ApiOperation({
+    summary: 'Queries resources with predicates, sorting and paging',
+    description:
+      'Answers `{limit, offset, count, total?, results}`; the results are resources exactly as GET by id answers them. ' +
+      'To page through every match: `sort=id asc`, `withTotal=false`, `limit=N` and `where=id > "<last id>"` ANDed with your predicate.',
+  })
+  @ApiQueryVariables()
+  @ApiResponse({ status: 200, type: ResourcePagedQueryResponseDto })
+  @ApiResponse({
+    status: 400,
+    type: ErrorResponseDto,
+    description: 'Malformed `where` (InvalidInput, with line and column), `sort`, `expand`, `limit`, `offset` or `withTotal` (InvalidField).',
+    example: { statusCode: 400, message: BAD_WHERE, errors: [{ code: 'InvalidInput', message: BAD_WHERE }] },
+  })
+  @ApiErrors()
+  queryResourcesWithPredicates(@ProjectKey() projectKey: string, @Query() query: ResourceQueryDto, @QueryVariables() variables: Variables): Promise<string> {
+    return this.queries.query(projectKey, query, variables);
+  }
+}

@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '../database/database.js';
+import { RESOURCE_JSON } from './resource.repository.js';
+
+/** One page of a query: the resources as one JSON array text, built by PostgreSQL. */
+export interface QueryPage {
+  count: number;
+  total?: number;
+  /** `[…]`: each resource exactly as GET by id answers it. */
+  results: string;
+}
+
+export interface QueryPlan {
+  /** Condition over `resource r` whose placeholders start at $2 ($1 is the project key). */
+  where: string;
+  values: unknown[];
+  /** ORDER BY list over `r` (ends with a total order: ties by id). */
+  orderBy: string;
+  limit: number;
+  offset: number;
+  withTotal: boolean;
+}
+
+/**
+ * The SQL of GET /{projectKey}/resource/sorted-query-parameters. The page's rows are chosen by an
+ * inner query that only sorts and limits (an index can serve it without building any JSON); the
+ * resources of that page alone are then rendered with RESOURCE_JSON and concatenated in order.
+ */
+@Injectable()
+export class ResourceQueryRepository {
+  constructor(private readonly db: Database) {}
+
+  async findPage(projectKey: string, plan: QueryPlan): Promise<QueryPage> {
+    const filter = `r.project_key = $1 AND (${plan.where})`;
+    const limit = `$${plan.values.length + 2}::integer`;
+    const offset = `$${plan.values.length + 3}::integer`;
+    const total = plan.withTotal ? `, (SELECT count(*) FROM resource r WHERE ${filter})::integer AS total` : '';
+    const text = `
+      SELECT count(*)::integer AS count,
+             '[' || coalesce(string_agg(${RESOURCE_JSON}, ',' ORDER BY ${plan.orderBy}), '') || ']' AS results${total}
+      FROM (SELECT r.* FROM resource r WHERE ${filter} ORDER BY ${plan.orderBy} LIMIT ${limit} OFFSET ${offset}) r`;
+    const row = await this.db.one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset]);
+    return row!;
+  }
+}

@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../common/domain-error.js';
+import { QUERY_LIMITS, ResourceQueryDto } from './query/query.dto.js';
+import { orderBy, parseSort } from './query/sort-expand.js';
+import { PredicateError } from './query/where-parser.js';
+import { SqlParams, Variables, whereToSql } from './query/where-sql.js';
+import { ResourceQueryRepository } from './resource-query.repository.js';
+
+/** GET /{projectKey}/resource/sorted-query-parameters (CONTRACT.md §5, §10). */
+@Injectable()
+export class ResourceQueryService {
+  constructor(private readonly repository: ResourceQueryRepository) {}
+
+  /** The page as JSON text `{limit, offset, count, total?, results}`; results are built by PostgreSQL. */
+  async query(projectKey: string, query: ResourceQueryDto, variables: Variables): Promise<string> {
+    const params = new SqlParams(2);
+    let where: string;
+    try {
+      where = whereToSql(query.where ?? [], variables, params);
+    } catch (error) {
+      if (error instanceof PredicateError) throw DomainError.invalidInput(`Malformed parameter: where: ${error.message}`);
+      throw error;
+    }
+    const limit = query.limit ?? QUERY_LIMITS.defaultLimit;
+    const offset = query.offset ?? 0;
+    const withTotal = query.withTotal ?? true;
+    const page = await this.repository.findPage(projectKey, {
+      where,
+      values: params.values,
+      orderBy: orderBy((query.sort ?? []).map(parseSort)),
+      limit,
+      offset,
+      withTotal,
+    });
+    const total = withTotal ? `"total":${page.total},` : '';
+    return `{"limit":${limit},"offset":${offset},"count":${page.count},${total}"results":${page.results}}`;
+  }
+}
