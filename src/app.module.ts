@@ -1,9 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter.js';
+import { DtoValidationPipe } from './common/validation/validation.pipe.js';
 import { AuthModule } from './auth/auth.module.js';
 import { HealthModule } from './health/health.module.js';
 import { ResourceModule } from './resource/resource.module.js';
@@ -26,7 +27,10 @@ export class AppModule {
         ImagesModule,
         NamespaceActionsModule,
       ],
-      providers: [{ provide: APP_FILTER, useClass: ErrorEnvelopeFilter }],
+      providers: [
+        { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
+        { provide: APP_PIPE, useClass: DtoValidationPipe },
+      ],
     };
   }
 }

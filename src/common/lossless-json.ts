@@ -24,6 +24,15 @@ export function stringifyJson(value: unknown, containsBigInt: boolean): string {
   return containsBigInt ? (losslessStringify(value) as string) : JSON.stringify(value);
 }
 
+/** JSON text of a value that may hold `bigint`s, found out by trying the native path first. */
+export function toJsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return losslessStringify(value) as string;
+  }
+}
+
 /** The position (1-based line and column) of a JSON syntax error, as far as it can be told. */
 export function describeJsonError(text: string, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);

@@ -1,9 +1,10 @@
-import { canonicalNumber, queryParam, RawQuery } from '../common/query-params.js';
-import { Violations } from './array-test-type.validator.js';
-import { checkObjectPattern, ObjectPattern, throwIfAny } from './resource-draft.js';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { canonicalNumber } from '../common/query-params.js';
 import { parseJson } from '../common/lossless-json.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
+import { Optional, QueryBoolean, QueryInt64, QueryNumber, QueryString, Repeatable } from '../common/validation/decorators.js';
+import { ObjectPattern, toObjectPattern } from './object-pattern.js';
 
 /** A SQL condition over `resource r` with its bound values (placeholders numbered from `offset`). */
 export interface SqlCondition {
@@ -19,24 +20,82 @@ const NUMERIC_ARRAYS = [
   'arrayOfNumberNoDefaultsExample',
 ];
 
+/** The filters GET and HEAD /resource share (CONTRACT.md §3); numbers are kept as exact text. */
+export abstract class ResourceFilterQueryDto {
+  @Optional()
+  @QueryString()
+  @ApiPropertyOptional({ type: 'string', description: 'arrayOfStringExample contains the value.' })
+  stringParameter?: string;
+
+  @Optional()
+  @QueryNumber()
+  @ApiPropertyOptional({ type: 'number', description: 'arrayOfFloatExample contains the value.' })
+  floatParameter?: string;
+
+  @Optional()
+  @QueryInt64()
+  @ApiPropertyOptional({ type: 'integer', format: 'int64', description: 'arrayOfIntExample contains the value (exact over 64 bits).' })
+  integerParameter?: string;
+
+  @Optional()
+  @QueryNumber()
+  @ApiPropertyOptional({ type: 'number', description: 'arrayOfNumberNoDefaultsExample contains the value.' })
+  withMarkdownDescription?: string;
+
+  @Optional()
+  @QueryString()
+  @ApiPropertyOptional({ type: 'string', description: 'JSON of a (partial) ObjectTestType `{version?, objectTypeProperty?}`: the resource contains it.' })
+  objectParameter?: string;
+
+  @Optional()
+  @Repeatable()
+  @ApiPropertyOptional({ type: [String], description: 'Repeatable: arrayOfStringExample contains all values.' })
+  arrayOfString?: string[];
+
+  @Optional()
+  @Repeatable()
+  @ApiPropertyOptional({ type: [String], description: 'Repeatable: arrayOfStringExample contains any value.' })
+  arrayOfStringWithDescription?: string[];
+}
+
+/** GET /resource: published and unpublished resources. */
+export class GetResourcesQueryDto extends ResourceFilterQueryDto {
+  @Optional()
+  @QueryString()
+  @ApiPropertyOptional({ type: 'string', description: 'A number (any numeric array contains it), an ISO 8601 date-time (lastModifiedAt >=) or a JSON ObjectTestType (containment).' })
+  unionParameter?: string;
+}
+
 /** The spec's defaults for HEAD /resource, applied to absent parameters (CONTRACT.md §10). */
-export const HEAD_DEFAULTS: Readonly<Record<string, string>> = {
+export const HEAD_DEFAULTS = {
   stringParameter: 'test',
-  booleanParameter: 'false',
+  booleanParameter: false,
   floatParameter: '10',
   integerParameter: '5',
   withMarkdownDescription: '1500',
-};
+} as const;
+
+/** HEAD /resource: the same filters with the spec's defaults, and `booleanParameter`. */
+export class HeadResourcesQueryDto extends ResourceFilterQueryDto {
+  @Optional()
+  @QueryBoolean()
+  @ApiPropertyOptional({ type: 'boolean', default: HEAD_DEFAULTS.booleanParameter, description: 'true: unpublished resources only; false: published only.' })
+  booleanParameter?: boolean;
+
+  constructor() {
+    super();
+    Object.assign(this, HEAD_DEFAULTS);
+  }
+}
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 
 /**
- * Translates the query parameters of GET and HEAD /resource (CONTRACT.md §3) into one SQL condition.
- * Containment is written against the whole `object_type_property` column so the GIN index serves it;
- * every value is a bound parameter.
+ * Translates the validated filters of GET or HEAD /resource into one SQL condition. Containment is
+ * written against the whole `object_type_property` column so the GIN index serves it; every value is
+ * a bound parameter.
  */
-export function buildResourceFilter(raw: RawQuery, mode: 'get' | 'head', firstPlaceholder: number): SqlCondition {
-  const query = mode === 'head' ? { ...HEAD_DEFAULTS, ...raw } : raw;
+export function buildResourceFilter(query: GetResourcesQueryDto | HeadResourcesQueryDto, firstPlaceholder: number): SqlCondition {
   const values: unknown[] = [];
   const conditions: string[] = [];
   const bind = (value: unknown): string => {
@@ -46,30 +105,25 @@ export function buildResourceFilter(raw: RawQuery, mode: 'get' | 'head', firstPl
   const contains = (field: string, items: string[]): string =>
     `r.object_type_property @> ${bind(`{"${field}":[${items.join(',')}]}`)}::jsonb`;
 
-  const string = queryParam.string(query, 'stringParameter');
-  if (string !== undefined) conditions.push(contains('arrayOfStringExample', [JSON.stringify(string)]));
-  const integer = queryParam.int64(query, 'integerParameter');
-  if (integer !== undefined) conditions.push(contains('arrayOfIntExample', [integer]));
-  const float = queryParam.number(query, 'floatParameter');
-  if (float !== undefined) conditions.push(contains('arrayOfFloatExample', [float]));
-  const markdown = queryParam.number(query, 'withMarkdownDescription');
-  if (markdown !== undefined) conditions.push(contains('arrayOfNumberNoDefaultsExample', [markdown]));
-  const all = queryParam.strings(query, 'arrayOfString');
+  if (query.stringParameter !== undefined) conditions.push(contains('arrayOfStringExample', [JSON.stringify(query.stringParameter)]));
+  if (query.integerParameter !== undefined) conditions.push(contains('arrayOfIntExample', [query.integerParameter]));
+  if (query.floatParameter !== undefined) conditions.push(contains('arrayOfFloatExample', [query.floatParameter]));
+  if (query.withMarkdownDescription !== undefined) {
+    conditions.push(contains('arrayOfNumberNoDefaultsExample', [query.withMarkdownDescription]));
+  }
+  const all = query.arrayOfString ?? [];
   if (all.length > 0) conditions.push(contains('arrayOfStringExample', all.map((s) => JSON.stringify(s))));
-  const any = queryParam.strings(query, 'arrayOfStringWithDescription');
+  const any = query.arrayOfStringWithDescription ?? [];
   if (any.length > 0) {
     conditions.push(`(${any.map((s) => contains('arrayOfStringExample', [JSON.stringify(s)])).join(' OR ')})`);
   }
-  const objectParameter = queryParam.string(query, 'objectParameter');
-  if (objectParameter !== undefined) {
-    conditions.push(patternCondition(parsePattern(objectParameter, 'objectParameter'), bind));
+  if (query.objectParameter !== undefined) {
+    conditions.push(patternCondition(parsePattern(query.objectParameter, 'objectParameter'), bind));
   }
-  if (mode === 'get') {
-    const union = queryParam.string(query, 'unionParameter');
-    if (union !== undefined) conditions.push(unionCondition(union, bind, contains));
-  } else {
-    const published = queryParam.boolean(query, 'booleanParameter');
-    conditions.push(published ? 'NOT r.published' : 'r.published');
+  if (query instanceof HeadResourcesQueryDto) {
+    conditions.push(query.booleanParameter ? 'NOT r.published' : 'r.published');
+  } else if (query.unionParameter !== undefined) {
+    conditions.push(unionCondition(query.unionParameter, bind, contains));
   }
   return { sql: conditions.length > 0 ? conditions.join(' AND ') : 'TRUE', values };
 }
@@ -104,10 +158,7 @@ function parsePattern(text: string, name: string): ObjectPattern {
       invalidValue: text,
     });
   }
-  const violations = new Violations();
-  const pattern = checkObjectPattern(value, name, violations);
-  throwIfAny(violations);
-  return pattern!;
+  return toObjectPattern(value, name);
 }
 
 function patternCondition(pattern: ObjectPattern, bind: (value: unknown) => string): string {

@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/access.decorator.js';
 import { RequestBody } from '../common/request-body.js';
 import { ApiErrors } from '../common/error.dto.js';
@@ -7,8 +7,8 @@ import { JsonText } from '../common/json-text.js';
 import { CurrentPrincipal, Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
 import { ParamPatterns, UUID_PATTERN } from '../common/route-params.js';
-import type { RawQuery } from '../common/query-params.js';
-import { ObjectTestTypeDto, UpdateRequestDto } from './resource.dto.js';
+import { ACTION_CLASSES, ObjectTestTypeDto, UpdateRequestDto } from './resource.dto.js';
+import { DeleteResourceQueryDto } from './resource-item.dto.js';
 import { ResourceService } from './resource.service.js';
 
 /**
@@ -17,6 +17,7 @@ import { ResourceService } from './resource.service.js';
  * a test checks that every static path is answered by its own route.
  */
 @ApiTags('resource')
+@ApiExtraModels(...Object.values(ACTION_CLASSES))
 @ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
 @ApiParam({ name: 'id', format: 'uuid', description: 'A UUID; any other segment matches no route (404).' })
 @ParamPatterns({ id: UUID_PATTERN })
@@ -44,18 +45,17 @@ export class ResourceItemController {
   @ApiBody({ type: UpdateRequestDto })
   @ApiResponse({ status: 200, type: ObjectTestTypeDto })
   @ApiErrors(400, 404, 409, 413, 415)
-  updateResource(@ProjectKey() projectKey: string, @Param('id') id: string, @RequestBody() body: unknown, @CurrentPrincipal() by: Principal): Promise<string> {
-    return this.resources.update(projectKey, id, body, by);
+  updateResource(@ProjectKey() projectKey: string, @Param('id') id: string, @RequestBody() request: UpdateRequestDto, @CurrentPrincipal() by: Principal): Promise<string> {
+    return this.resources.update(projectKey, id, request, by);
   }
 
   @Delete(':id')
   @RequireScope(['manage_test'])
   @JsonText()
   @ApiOperation({ summary: 'Deletes a resource' })
-  @ApiQuery({ name: 'version', required: false, schema: { type: 'integer', minimum: 1 }, description: 'Expected version (409 on mismatch).' })
   @ApiResponse({ status: 200, type: ObjectTestTypeDto })
   @ApiErrors(400, 404, 409)
-  deleteResource(@ProjectKey() projectKey: string, @Param('id') id: string, @Query() query: RawQuery): Promise<string> {
-    return this.resources.delete(projectKey, id, query);
+  deleteResource(@ProjectKey() projectKey: string, @Param('id') id: string, @Query() query: DeleteResourceQueryDto): Promise<string> {
+    return this.resources.delete(projectKey, id, query.version);
   }
 }

@@ -1,46 +1,183 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
-import { ACTION_NAMES, MAX_ACTIONS } from './update-actions.js';
-import { MAX_ARRAY_LENGTH, MAX_STRING_LENGTH } from './array-test-type.validator.js';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsObject, IsOptional, ValidateNested } from 'class-validator';
+import {
+  boundedString,
+  Elements,
+  ElementRule,
+  int64Element,
+  IsBooleanValue,
+  IsInt32,
+  IsInt64,
+  MatchesRule,
+  numberElement,
+  Optional,
+  Required,
+  rule,
+  WholeNumberValue,
+  BoundedString,
+} from '../common/validation/decorators.js';
+import { IndexedErrors } from '../common/validation/validation.pipe.js';
 
 /*
- * OpenAPI shapes of the resource endpoints. Bodies are checked by the hand-written validators beside
- * them (exact 64-bit integers and the contract's error paths need more than class-validator gives);
- * these classes describe the same rules for the document.
+ * The resource's request and response shapes. The class-validator decorators on the request classes
+ * are the one statement of each input rule (CONTRACT.md §1, §2, §4, §10); the same classes write the
+ * OpenAPI schemas.
  */
 
+/** Size limits of one ArrayTestType (documented in the README and the OpenAPI document). */
+export const MAX_ARRAY_LENGTH = 10_000;
+export const MAX_STRING_LENGTH = 10_000;
+export const MAX_ACTIONS = 500;
+export const KEY_PATTERN = /^[A-Za-z0-9_-]{2,256}$/;
+const MAX_VERSION = 2_147_483_647;
+
 const INT64 = { type: 'integer', format: 'int64' } as const;
-const arrayOf = (items: object, description: string, extra: object = {}): ApiPropertyOptions =>
-  ({ type: 'array', items, maxItems: MAX_ARRAY_LENGTH, description, ...extra }) as ApiPropertyOptions;
+const NUMBER = { type: 'number' } as const;
+const STRING = { type: 'string', maxLength: MAX_STRING_LENGTH } as const;
+
+/** Required in a draft; optional in a containment pattern (`objectParameter`, `Test-Header`). */
+const Presence = (partial: boolean): PropertyDecorator => (partial ? Optional() : Required());
+
+interface ArrayFieldOptions {
+  /** Optional, and no uniqueness or exact-size rule: a containment pattern. */
+  partial: boolean;
+  element: ElementRule;
+  /** OpenAPI schema of an element. */
+  items: object;
+  description: string;
+  unique?: boolean;
+  /** `arrayOfTwonumbersExample`: exactly two elements (at most two in a pattern). */
+  pair?: boolean;
+}
+
+/** One array of an ArrayTestType: at most MAX_ARRAY_LENGTH elements, each satisfying `element`. */
+function ArrayField({ partial, element, items, description, unique = false, pair = false }: ArrayFieldOptions): PropertyDecorator {
+  const sizes = pair ? (partial ? { maxItems: 2 } : { minItems: 2, maxItems: 2 }) : { maxItems: MAX_ARRAY_LENGTH };
+  return applyDecorators(
+    Presence(partial),
+    IsArray(),
+    ArrayMaxSize(MAX_ARRAY_LENGTH, { message: `must have at most ${MAX_ARRAY_LENGTH} elements` }),
+    ...(pair ? [PairSize(partial)] : []),
+    Elements(element, { unique: unique && !partial }),
+    (partial ? ApiPropertyOptional : ApiProperty)({ type: 'array', items, description, ...sizes, ...(unique && !partial ? { uniqueItems: true } : {}) } as ApiPropertyOptions),
+  );
+}
+
+/** `arrayOfTwonumbersExample`: exactly two numbers (at most two in a pattern). */
+const PairSize = (partial: boolean): PropertyDecorator =>
+  rule('pairSize', (value) =>
+    !Array.isArray(value) || (partial ? value.length <= 2 : value.length === 2)
+      ? undefined
+      : partial
+        ? 'must have at most two numbers'
+        : 'must have exactly two numbers',
+  );
+
+const stringElement = boundedString(MAX_STRING_LENGTH);
 
 export class ObjectTypeItemDto {
+  @Required()
+  @IsInt64()
   @ApiProperty({ ...INT64, description: 'Signed 64-bit integer; exact over the full range.', example: 9223372036854775807 })
   integerExample: number;
 
+  @Required()
+  @IsInt32()
   @ApiProperty({ type: 'integer', format: 'int32', example: 2147483647 })
   integerExampleInt32: number;
 }
 
 export class ArrayTestTypeDto {
-  @ApiProperty(arrayOf(INT64, 'Signed 64-bit integers; repeated values allowed.'))
+  @ArrayField({ partial: false, element: int64Element, items: INT64, description: 'Signed 64-bit integers; repeated values allowed.' })
   arrayOfIntExample: number[];
 
-  @ApiProperty(arrayOf(INT64, 'Signed 64-bit integers without duplicates.', { uniqueItems: true }))
+  @ArrayField({ partial: false, element: int64Element, items: INT64, description: 'Signed 64-bit integers without duplicates.', unique: true })
   arrayOfUniqueIntExample: number[];
 
-  @ApiProperty({ type: 'array', items: { type: 'number' }, minItems: 2, maxItems: 2, description: 'Exactly two numbers.' })
+  @ArrayField({ partial: false, element: numberElement, items: NUMBER, description: 'Exactly two numbers.', pair: true })
   arrayOfTwonumbersExample: number[];
 
-  @ApiProperty(arrayOf({ type: 'number' }, 'Numbers.'))
+  @ArrayField({ partial: false, element: numberElement, items: NUMBER, description: 'Numbers.' })
   arrayOfFloatExample: number[];
 
-  @ApiProperty(arrayOf({ type: 'number' }, 'Numbers.'))
+  @ArrayField({ partial: false, element: numberElement, items: NUMBER, description: 'Numbers.' })
   arrayOfNumberNoDefaultsExample: number[];
 
-  @ApiProperty(arrayOf({ type: 'string', maxLength: MAX_STRING_LENGTH }, 'Strings.'))
+  @ArrayField({ partial: false, element: stringElement, items: STRING, description: 'Strings.' })
   arrayOfStringExample: string[];
 
+  @Required()
+  @IsArray()
+  @ArrayMaxSize(MAX_ARRAY_LENGTH, { message: `must have at most ${MAX_ARRAY_LENGTH} elements` })
+  @ValidateNested({ each: true })
+  @Type(() => ObjectTypeItemDto)
   @ApiProperty({ type: () => [ObjectTypeItemDto], maxItems: MAX_ARRAY_LENGTH })
   arrayOfObjectType: ObjectTypeItemDto[];
+}
+
+/** An element of `arrayOfObjectType` in a containment pattern: both members optional. */
+export class ObjectTypeItemPatternDto {
+  @Optional()
+  @IsInt64()
+  @ApiPropertyOptional(INT64)
+  integerExample?: number;
+
+  @Optional()
+  @IsInt32()
+  @ApiPropertyOptional({ type: 'integer', format: 'int32' })
+  integerExampleInt32?: number;
+}
+
+/** A partial ArrayTestType used as a containment pattern: every array optional, values as in a draft. */
+export class ArrayTestTypePatternDto {
+  @ArrayField({ partial: true, element: int64Element, items: INT64, description: 'Contains these integers.' })
+  arrayOfIntExample?: number[];
+
+  @ArrayField({ partial: true, element: int64Element, items: INT64, description: 'Contains these integers.' })
+  arrayOfUniqueIntExample?: number[];
+
+  @ArrayField({ partial: true, element: numberElement, items: NUMBER, description: 'Contains these numbers (at most two).', pair: true })
+  arrayOfTwonumbersExample?: number[];
+
+  @ArrayField({ partial: true, element: numberElement, items: NUMBER, description: 'Contains these numbers.' })
+  arrayOfFloatExample?: number[];
+
+  @ArrayField({ partial: true, element: numberElement, items: NUMBER, description: 'Contains these numbers.' })
+  arrayOfNumberNoDefaultsExample?: number[];
+
+  @ArrayField({ partial: true, element: stringElement, items: STRING, description: 'Contains these strings.' })
+  arrayOfStringExample?: string[];
+
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(MAX_ARRAY_LENGTH, { message: `must have at most ${MAX_ARRAY_LENGTH} elements` })
+  @ValidateNested({ each: true })
+  @Type(() => ObjectTypeItemPatternDto)
+  @ApiPropertyOptional({ type: () => [ObjectTypeItemPatternDto], maxItems: MAX_ARRAY_LENGTH })
+  arrayOfObjectType?: ObjectTypeItemPatternDto[];
+}
+
+/** A resource key: 2–256 characters of `[A-Za-z0-9_-]`. */
+const Key = (): PropertyDecorator => MatchesRule(KEY_PATTERN, 'must be 2 to 256 characters of A-Z, a-z, 0-9, _ and -');
+const KEY_DOC = { pattern: KEY_PATTERN.source, description: 'Unique within the project.' };
+/** A resource version: a whole number from 1 within int32 (`3.0` counts). */
+const Version = (): PropertyDecorator => WholeNumberValue(1, MAX_VERSION);
+
+/** A possibly partial ObjectTestType as a containment pattern (`objectParameter`, `unionParameter`, `Test-Header`). */
+export class ObjectTestTypePatternDto {
+  @Optional()
+  @Version()
+  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
+  version?: number;
+
+  @Optional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ArrayTestTypePatternDto)
+  @ApiPropertyOptional({ type: () => ArrayTestTypePatternDto })
+  objectTypeProperty?: ArrayTestTypePatternDto;
 }
 
 export class ModifierDto {
@@ -64,12 +201,10 @@ export class ImageDto {
   @ApiProperty({ format: 'date-time' }) createdAt: string;
 }
 
-const KEY = { pattern: '^[A-Za-z0-9_-]{2,256}$', description: 'Unique within the project.' };
-
 /** ObjectTestType: the resource. `version` and `objectTypeProperty` are the spec's; the rest are additional properties. */
 export class ObjectTestTypeDto {
   @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiPropertyOptional(KEY) key?: string;
+  @ApiPropertyOptional(KEY_DOC) key?: string;
   @ApiProperty({ type: 'integer', minimum: 1, description: '1 on create; +1 on every successful write.' })
   version: number;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
@@ -84,28 +219,153 @@ export class ObjectTestTypeDto {
   @ApiProperty({ type: () => [ImageDto] }) images: ImageDto[];
 }
 
-export class ObjectTestTypeDraftDto {
-  @ApiProperty({ type: () => ArrayTestTypeDto }) objectTypeProperty: ArrayTestTypeDto;
-  @ApiPropertyOptional({ ...KEY, description: 'Names the resource to update (POST) or replace (PUT, PATCH; required there).' })
-  key?: string;
+/** The members of every draft but `key`, whose rule differs between POST and PUT/PATCH. */
+abstract class DraftBase {
+  @Required()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ArrayTestTypeDto)
+  @ApiProperty({ type: () => ArrayTestTypeDto })
+  objectTypeProperty: ArrayTestTypeDto;
+
+  @Optional()
+  @Version()
   @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Expected version when the draft updates a resource (409 on mismatch); ignored on create.' })
   version?: number;
-  @ApiPropertyOptional({ default: true, description: 'Whether a new resource is published.' })
+
+  @Optional()
+  @IsBooleanValue()
+  @ApiPropertyOptional({ type: 'boolean', description: 'Whether a new resource is published; true when absent.' })
   publish?: boolean;
 }
 
-export class UpdateActionDto {
-  @ApiProperty({ enum: ACTION_NAMES }) action: string;
-  @ApiPropertyOptional({ description: 'Field of changeSomeProperty.' }) someProperty?: string;
-  @ApiPropertyOptional({ description: 'Field of importFooForSecondPropertyToUpdate.' }) secondPropertyToUpdate?: string;
-  @ApiPropertyOptional({ ...KEY, description: 'Field of setKey; absent removes the key.' }) key?: string;
-  @ApiPropertyOptional({ type: () => ArrayTestTypeDto, description: 'Field of setObjectTypeProperty.' })
-  objectTypeProperty?: ArrayTestTypeDto;
+/** Body of POST /resource: `key` optional (an existing key updates that resource). */
+export class ObjectTestTypeDraftDto extends DraftBase {
+  @Optional()
+  @Key()
+  @ApiPropertyOptional({ ...KEY_DOC, description: 'Names the resource to update; absent or new → create.' })
+  key?: string;
 }
 
+/** Body of PUT and PATCH /resource: `key` required. */
+export class KeyedObjectTestTypeDraftDto extends DraftBase {
+  @Required()
+  @Key()
+  @ApiProperty({ ...KEY_DOC, description: 'Names the resource to create or replace.' })
+  key: string;
+}
+
+/* ------------------------------------------------------------------ update actions */
+
+export const ACTION_NAMES = [
+  'doSomeThing',
+  'changeSomeProperty',
+  'importFooForSecondPropertyToUpdate',
+  'setKey',
+  'setObjectTypeProperty',
+  'publish',
+  'unpublish',
+] as const;
+export type ActionName = (typeof ACTION_NAMES)[number];
+
+/** Any update action; an unknown or missing `action` stays this class and fails its rule. */
+export class UpdateActionDto {
+  @Required()
+  @IsIn(ACTION_NAMES, { message: `unknown action; known actions: ${ACTION_NAMES.join(', ')}` })
+  @ApiProperty({ enum: ACTION_NAMES })
+  action: ActionName;
+}
+
+export class DoSomeThingAction extends UpdateActionDto {
+  declare action: 'doSomeThing';
+}
+
+export class PublishAction extends UpdateActionDto {
+  declare action: 'publish';
+}
+
+export class UnpublishAction extends UpdateActionDto {
+  declare action: 'unpublish';
+}
+
+export class ChangeSomePropertyAction extends UpdateActionDto {
+  declare action: 'changeSomeProperty';
+
+  @Required()
+  @BoundedString(MAX_STRING_LENGTH)
+  @ApiProperty({ maxLength: MAX_STRING_LENGTH })
+  someProperty: string;
+}
+
+export class ImportFooForSecondPropertyToUpdateAction extends UpdateActionDto {
+  declare action: 'importFooForSecondPropertyToUpdate';
+
+  @Required()
+  @BoundedString(MAX_STRING_LENGTH)
+  @ApiProperty({ maxLength: MAX_STRING_LENGTH })
+  secondPropertyToUpdate: string;
+}
+
+export class SetKeyAction extends UpdateActionDto {
+  declare action: 'setKey';
+
+  @IsOptional()
+  @Key()
+  @ApiPropertyOptional({ ...KEY_DOC, nullable: true, description: 'Absent or null removes the key.' })
+  key?: string | null;
+}
+
+export class SetObjectTypePropertyAction extends UpdateActionDto {
+  declare action: 'setObjectTypeProperty';
+
+  @Required()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ArrayTestTypeDto)
+  @ApiProperty({ type: () => ArrayTestTypeDto })
+  objectTypeProperty: ArrayTestTypeDto;
+}
+
+export const ACTION_CLASSES = {
+  doSomeThing: DoSomeThingAction,
+  changeSomeProperty: ChangeSomePropertyAction,
+  importFooForSecondPropertyToUpdate: ImportFooForSecondPropertyToUpdateAction,
+  setKey: SetKeyAction,
+  setObjectTypeProperty: SetObjectTypePropertyAction,
+  publish: PublishAction,
+  unpublish: UnpublishAction,
+} satisfies Record<ActionName, typeof UpdateActionDto>;
+
+export type UpdateAction =
+  | DoSomeThingAction
+  | ChangeSomePropertyAction
+  | ImportFooForSecondPropertyToUpdateAction
+  | SetKeyAction
+  | SetObjectTypePropertyAction
+  | PublishAction
+  | UnpublishAction;
+
+/** Body of POST /resource/{id}. Errors inside an action name its index (`actionIndex`, `actions[i]:`). */
+@IndexedErrors({ array: 'actions', member: 'actionIndex', discriminator: 'action' })
 export class UpdateRequestDto {
+  @Required()
+  @Version()
   @ApiProperty({ type: 'number', description: 'Expected version of the resource (a whole number); 409 on mismatch.' })
   version: number;
-  @ApiProperty({ type: () => [UpdateActionDto], maxItems: MAX_ACTIONS, description: 'Applied in order, all or nothing.' })
-  actions: UpdateActionDto[];
+
+  @Required()
+  @IsArray()
+  @ArrayMaxSize(MAX_ACTIONS, { message: `must have at most ${MAX_ACTIONS} actions` })
+  @ValidateNested({ each: true })
+  @Type(() => UpdateActionDto, {
+    discriminator: { property: 'action', subTypes: Object.entries(ACTION_CLASSES).map(([name, value]) => ({ name, value })) },
+    keepDiscriminatorProperty: true,
+  })
+  @ApiProperty({
+    type: 'array',
+    maxItems: MAX_ACTIONS,
+    description: 'Applied in order, all or nothing.',
+    items: { oneOf: Object.values(ACTION_CLASSES).map((cls) => ({ $ref: `#/components/schemas/${cls.name}` })) },
+  })
+  actions: UpdateAction[];
 }

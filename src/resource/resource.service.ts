@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/domain-error.js';
-import { queryParam, RawQuery } from '../common/query-params.js';
 import type { Principal } from '../common/principal.js';
-import { ResourceRepository, WrittenResource } from './resource.repository.js';
-import { checkDraft, KEY_PATTERN } from './resource-draft.js';
-import { buildResourceFilter } from './resource-filter.js';
-import { checkUpdateRequest } from './update-actions.js';
-
+import { toJsonText } from '../common/lossless-json.js';
+import { ResourceRepository, UpsertInput, WrittenResource } from './resource.repository.js';
+import { KEY_PATTERN, KeyedObjectTestTypeDraftDto, ObjectTestTypeDraftDto, UpdateRequestDto } from './resource.dto.js';
+import { buildResourceFilter, GetResourcesQueryDto, HeadResourcesQueryDto } from './resource-filter.js';
+import { reduceActions } from './update-actions.js';
 
 /**
  * Resources are answered as JSON text built by the database (see `RESOURCE_JSON`). Ids reach this
@@ -25,12 +24,12 @@ export class ResourceService {
     return json ?? notFoundByKey(key);
   }
 
-  query(projectKey: string, query: RawQuery): Promise<{ json: string; total: number }> {
-    return this.resources.merge(projectKey, buildResourceFilter(query, 'get', 2));
+  query(projectKey: string, query: GetResourcesQueryDto): Promise<{ json: string; total: number }> {
+    return this.resources.merge(projectKey, buildResourceFilter(query, 2));
   }
 
-  async assertAnyMatches(projectKey: string, query: RawQuery): Promise<void> {
-    if (!(await this.resources.exists(projectKey, buildResourceFilter(query, 'head', 2)))) {
+  async assertAnyMatches(projectKey: string, query: HeadResourcesQueryDto): Promise<void> {
+    if (!(await this.resources.exists(projectKey, buildResourceFilter(query, 2)))) {
       throw DomainError.notFound('No resource matches the query.');
     }
   }
@@ -40,9 +39,8 @@ export class ResourceService {
    * The checks (version, owner) and the write are one statement; when it writes nothing, a read
    * tells the client why. A resource deleted in between is simply created on the next attempt.
    */
-  async createOrReplace(projectKey: string, body: unknown, by: Principal, keyRequired: boolean): Promise<WrittenResource> {
-    const draft = checkDraft(body, { keyRequired });
-    const input = { ...draft, ownerCustomerId: by.customerOnly ? by.customerId : undefined, expectedVersion: draft.version };
+  async createOrReplace(projectKey: string, draft: ObjectTestTypeDraftDto, by: Principal): Promise<WrittenResource> {
+    const input = { ...upsertInput(draft), ownerCustomerId: by.customerOnly ? by.customerId : undefined };
     for (let attempt = 0; attempt < 3; attempt++) {
       const written = await this.resources.upsert(projectKey, input, by);
       if (written) return written;
@@ -56,20 +54,18 @@ export class ResourceService {
   }
 
   /** PATCH /resource: replace the resource with the draft's key, which must exist. */
-  async replaceExisting(projectKey: string, body: unknown, by: Principal): Promise<WrittenResource> {
-    const draft = checkDraft(body, { keyRequired: true });
-    const written = await this.resources.replaceByKey(projectKey, draft.key!, { ...draft, expectedVersion: draft.version }, by);
+  async replaceExisting(projectKey: string, draft: KeyedObjectTestTypeDraftDto, by: Principal): Promise<WrittenResource> {
+    const written = await this.resources.replaceByKey(projectKey, draft.key, upsertInput(draft), by);
     if (written) return written;
-    const state = await this.resources.findStateByKey(projectKey, draft.key!);
-    if (!state) notFoundByKey(draft.key!);
+    const state = await this.resources.findStateByKey(projectKey, draft.key);
+    if (!state) notFoundByKey(draft.key);
     throw DomainError.concurrentModification(state.version);
   }
 
   /** POST /resource/{id}: the actions in order, all or nothing, as one conditional UPDATE. */
-  async update(projectKey: string, id: string, body: unknown, by: Principal): Promise<string> {
-    const request = checkUpdateRequest(body);
-    if (request.actionCount > 0) {
-      const json = await this.resources.update(projectKey, id, request.version, request.changes, by);
+  async update(projectKey: string, id: string, request: UpdateRequestDto, by: Principal): Promise<string> {
+    if (request.actions.length > 0) {
+      const json = await this.resources.update(projectKey, id, request.version, reduceActions(request), by);
       if (json) return json;
     }
     const state = await this.resources.findStateById(projectKey, id);
@@ -78,14 +74,23 @@ export class ResourceService {
     return state.json;
   }
 
-  async delete(projectKey: string, id: string, query: RawQuery): Promise<string> {
-    const version = queryParam.wholeNumber(query, 'version', 1, 2_147_483_647);
+  async delete(projectKey: string, id: string, version: number | undefined): Promise<string> {
     const json = await this.resources.delete(projectKey, id, version);
     if (json) return json;
     const state = await this.resources.findStateById(projectKey, id);
     if (!state) notFound(id);
     throw DomainError.concurrentModification(state.version);
   }
+}
+
+/** A validated draft as the repository writes it; `version` is the expected version of an update. */
+function upsertInput(draft: ObjectTestTypeDraftDto | KeyedObjectTestTypeDraftDto): UpsertInput {
+  return {
+    key: draft.key,
+    objectTypeProperty: toJsonText(draft.objectTypeProperty),
+    publish: draft.publish ?? true,
+    expectedVersion: draft.version,
+  };
 }
 
 function notFound(id: string): never {

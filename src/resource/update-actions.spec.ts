@@ -1,8 +1,15 @@
 import { DomainError } from '../common/domain-error.js';
 import { parseJson } from '../common/lossless-json.js';
-import { checkUpdateRequest, MAX_ACTIONS } from './update-actions.js';
+import { validateBody } from '../common/validation/validation.pipe.js';
+import { MAX_ACTIONS, UpdateRequestDto } from './resource.dto.js';
+import { reduceActions } from './update-actions.js';
 
-/** checkUpdateRequest: request shape, reduction of the action list (last writer wins), action errors. */
+/** UpdateRequestDto and reduceActions: request shape, reduction of the action list (last writer wins), action errors. */
+
+function checkUpdateRequest(body: unknown) {
+  const request = validateBody(UpdateRequestDto, body);
+  return { version: request.version, actionCount: request.actions.length, changes: reduceActions(request) };
+}
 
 const ARRAYS = {
   arrayOfIntExample: [1, 2, 2],

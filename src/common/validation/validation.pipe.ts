@@ -1,0 +1,124 @@
+import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { getMetadataStorage, validateSync, ValidatorOptions } from 'class-validator';
+import { DomainError, ErrorDetail } from '../domain-error.js';
+import { ErrorCode } from '../error-code.js';
+import { toErrorDetails, ViolationSource } from './violations.js';
+
+type DtoClass<T = object> = new () => T;
+
+const BODY_OPTIONS: ValidatorOptions = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  validationError: { target: false, value: true },
+};
+/** Unknown query parameters are ignored (CONTRACT.md §10): stripped, not refused. */
+const QUERY_OPTIONS: ValidatorOptions = { ...BODY_OPTIONS, forbidNonWhitelisted: false };
+
+const dtoClasses = new WeakMap<object, boolean>();
+
+/** A class with class-validator metadata (a DTO); `String`, `Object`, interfaces' `Object` are not. */
+function isDto(metatype: unknown): metatype is DtoClass {
+  if (typeof metatype !== 'function') return false;
+  let known = dtoClasses.get(metatype);
+  if (known === undefined) {
+    known = getMetadataStorage().getTargetValidationMetadatas(metatype, '', true, false).length > 0;
+    dtoClasses.set(metatype, known);
+  }
+  return known;
+}
+
+/** Class-level metadata: errors under `array[i]` name their index in `member` (`actionIndex`). */
+const ERROR_INDEX = Symbol('ERROR_INDEX');
+
+export const IndexedErrors = (options: IndexedErrorsOptions): ClassDecorator => (target) => {
+  Reflect.defineMetadata(ERROR_INDEX, options, target);
+};
+
+/**
+ * Validates a JSON body against a DTO class and returns the instance; throws the contract's 400 with
+ * every violation otherwise. `path` prefixes the error paths (a body embedded in a parameter).
+ */
+export function validateBody<T extends object>(dto: DtoClass<T>, value: unknown, path = ''): T {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw DomainError.of(ErrorCode.InvalidField, path ? `${path}: must be a JSON object.` : 'The request body must be a JSON object.', {
+      field: path,
+      invalidValue: value,
+    });
+  }
+  const instance = withinDepth(() => plainToInstance(dto, value));
+  const details = toErrorDetails(withinDepth(() => validateSync(instance, BODY_OPTIONS)), 'body', path);
+  if (details.length > 0) throw violationError(dto, details);
+  return instance;
+}
+
+/**
+ * class-transformer and class-validator recurse into nested values; a hostile body nested thousands
+ * of levels deep (in an unknown member, say) exhausts the stack. That is the client's error.
+ */
+function withinDepth<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof RangeError) throw DomainError.invalidInput('The request body is nested too deeply.');
+    throw error;
+  }
+}
+
+/** Converts and validates query parameters against a DTO class; unknown parameters are dropped. */
+export function validateQuery<T extends object>(dto: DtoClass<T>, query: unknown): T {
+  const instance = plainToInstance(dto, query ?? {});
+  const details = toErrorDetails(validateSync(instance, QUERY_OPTIONS), 'query');
+  if (details.length > 0) throw violationError(dto, details);
+  return instance;
+}
+
+function violationError(dto: DtoClass, all: ErrorDetail[]): DomainError {
+  const index = Reflect.getMetadata(ERROR_INDEX, dto) as IndexedErrorsOptions | undefined;
+  const details = index ? firstFailingElement(all, index) : all;
+  const count = details.length;
+  return new DomainError(details, count === 1 ? details[0].message : `The request has ${count} invalid fields; see errors.`);
+}
+
+interface IndexedErrorsOptions {
+  /** The list property, e.g. `actions`. */
+  array: string;
+  /** The member that names the index in each error, e.g. `actionIndex`. */
+  member: string;
+  /** An element's discriminator (`action`): when it is wrong, the element's other errors are noise. */
+  discriminator?: string;
+}
+
+/**
+ * Errors of a list applied in order (update actions): errors outside the list come first and alone;
+ * otherwise those of the first failing element, each naming its index (`actionIndex: 2`) and starting
+ * its message with it (`actions[2]: …`).
+ */
+function firstFailingElement(details: ErrorDetail[], { array, member, discriminator }: IndexedErrorsOptions): ErrorDetail[] {
+  const field = new RegExp(`^${array}\\[(\\d+)\\]`);
+  const prefix = new RegExp(`^${array}\\[\\d+\\](?:\\.|: )`);
+  const indexOf = (detail: ErrorDetail) => field.exec(String(detail.field))?.[1];
+  const outside = details.filter((detail) => indexOf(detail) === undefined);
+  if (outside.length > 0) return outside;
+  const first = Math.min(...details.map((detail) => Number(indexOf(detail))));
+  let element = details.filter((detail) => Number(indexOf(detail)) === first);
+  const wrongKind = element.filter((detail) => detail.field === `${array}[${first}].${discriminator}`);
+  if (wrongKind.length > 0) element = wrongKind;
+  return element
+    .map((detail) => ({ ...detail, [member]: first, message: `${array}[${first}]: ${detail.message.replace(prefix, '')}` }));
+}
+
+/**
+ * The global pipe: every handler parameter typed with a DTO class is validated by its decorators,
+ * the one statement of its rules. Bodies (read by `@RequestBody()`) refuse unknown members; query
+ * DTOs ignore unknown parameters. Pipes run after the guards, so authentication and scope come first.
+ */
+@Injectable()
+export class DtoValidationPipe implements PipeTransform {
+  transform(value: unknown, { metatype, type }: ArgumentMetadata): unknown {
+    if (!isDto(metatype)) return value;
+    const source: ViolationSource = type === 'query' ? 'query' : 'body';
+    return source === 'query' ? validateQuery(metatype, value) : validateBody(metatype, value);
+  }
+}
