@@ -33,7 +33,12 @@ export async function openDataSource(config: DatabaseConfig, options: { migrate:
     target = { host, port, username: user, database };
     logger.log(`embedded PostgreSQL (PGlite) in ${config.dataDir}`);
   }
-  const dataSource = new DataSource(buildDataSourceOptions(config, target));
+  // PGlite is one session: its socket server runs each chunk a connection sends as one unit, so the
+  // Parse of one connection and the Bind/Execute of another can interleave on the session's unnamed
+  // statement and portal ("portal does not exist", seen under concurrent writes). One connection
+  // serialises the app's statements; PGlite could not run them in parallel anyway.
+  const poolSize = embedded ? 1 : config.poolSize;
+  const dataSource = new DataSource(buildDataSourceOptions({ ...config, poolSize }, target));
   try {
     await dataSource.initialize();
     if (options.migrate) await runMigrations(dataSource, !embedded, logger);
