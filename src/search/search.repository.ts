@@ -57,43 +57,52 @@ class Binder {
   }
 }
 
+/** A JSON path (SQL/JSON) to a path's values inside `object_type_property`; names come from `SEARCH_PATHS`, never from input. */
+function jsonPath(path: SearchPath): string | undefined {
+  const source = path.source;
+  if (source.kind === 'array') return `$.${source.field}[*]`;
+  if (source.kind === 'member') return `$.${source.field}[*].${source.member}`;
+  return undefined;
+}
+
 /**
- * The values a resource holds at a path, one row per value, as `jsonb` in column `v` (over `r`, a row
- * with the `resource` table's columns).
+ * One row `(id, v)` per value the resources of `fac` hold at a path (`v` is jsonb). Set-returning
+ * functions in the select list (no per-row function scan), one pass over the facet set.
  */
-function valuesOf(path: SearchPath): string {
+function valueRows(path: SearchPath): string {
   const source = path.source;
   switch (source.kind) {
     case 'array':
-      return `SELECT e.v FROM jsonb_array_elements(coalesce(r.object_type_property -> '${source.field}', '[]')) AS e(v)`;
+      return `SELECT r.id, jsonb_array_elements(coalesce(r.object_type_property -> '${source.field}', '[]')) AS v FROM fac r`;
     case 'member':
-      return `SELECT e.v -> '${source.member}' AS v FROM jsonb_array_elements(coalesce(r.object_type_property -> '${source.field}', '[]')) AS e(v) WHERE e.v ? '${source.member}'`;
+      return `SELECT e.id, e.o -> '${source.member}' AS v FROM (SELECT r.id, jsonb_array_elements(coalesce(r.object_type_property -> '${source.field}', '[]')) AS o FROM fac r) e WHERE e.o ? '${source.member}'`;
     case 'column':
-      return source.column === 'key' ? `SELECT to_jsonb(r.key) AS v WHERE r.key IS NOT NULL` : `SELECT to_jsonb(r.${source.column}) AS v`;
+      return `SELECT r.id, to_jsonb(r.${source.column}) AS v FROM fac r${source.column === 'key' ? ' WHERE r.key IS NOT NULL' : ''}`;
+  }
+}
+
+/** The resource `r` holds at least one value at the path. */
+function hasValues(path: SearchPath): string {
+  const source = path.source;
+  switch (source.kind) {
+    case 'array':
+      return `jsonb_array_length(coalesce(r.object_type_property -> '${source.field}', '[]')) > 0`;
+    case 'member':
+      return `jsonb_path_exists(r.object_type_property, '${jsonPath(path)}')`;
+    case 'column':
+      return source.column === 'key' ? 'r.key IS NOT NULL' : 'TRUE';
   }
 }
 
 /** A JSON literal of a value item, for containment and equality on `jsonb`. */
-function jsonOf(item: Extract<FilterItem, { kind: 'text' | 'number' | 'boolean' }>): string {
+function jsonOf(item: ValueItem): string {
   return item.kind === 'text' ? JSON.stringify(item.value) : String(item.value);
 }
 
-/** A condition on one value `x.v` (jsonb) for a value, range or `exists` item; 64-bit exact via numeric. */
-function valueMatches(item: FilterItem, b: Binder): string {
-  switch (item.kind) {
-    case 'text':
-    case 'number':
-    case 'boolean':
-      return `x.v = ${b.bind(jsonOf(item), 'jsonb')}`;
-    case 'range':
-      return rangeMatches('(x.v)::numeric', item.range, b, true);
-    case 'exists':
-      return 'TRUE';
-    case 'missing':
-      return 'FALSE';
-  }
-}
+type ValueItem = Extract<FilterItem, { kind: 'text' | 'number' | 'boolean' }>;
+const isValue = (i: FilterItem): i is ValueItem => i.kind === 'text' || i.kind === 'number' || i.kind === 'boolean';
 
+/** `lo ≤ value ≤ hi` (filters) or `lo ≤ value < hi` (range facets) over numeric: exact for 64-bit. */
 function rangeMatches(value: string, range: NumericRange, b: Binder, includeTo: boolean): string {
   const parts: string[] = [];
   if (range.from !== undefined) parts.push(`${value} >= ${b.bind(range.from, 'numeric')}`);
@@ -101,35 +110,58 @@ function rangeMatches(value: string, range: NumericRange, b: Binder, includeTo: 
   return parts.length > 0 ? parts.join(' AND ') : 'TRUE';
 }
 
+/** A condition on one value `x.v` (jsonb) for a value, range or `exists` item. */
+function valueMatches(item: FilterItem, b: Binder): string {
+  if (isValue(item)) return `x.v = ${b.bind(jsonOf(item), 'jsonb')}`;
+  if (item.kind === 'range') return `(jsonb_typeof(x.v) = 'number' AND ${rangeMatches('(x.v)::numeric', item.range, b, true)})`;
+  return item.kind === 'exists' ? 'TRUE' : 'FALSE';
+}
+
+/** A range over the values of `r` at an array path: SQL/JSON with the ends as numeric variables (exact). */
+function rangeCondition(path: SearchPath, range: NumericRange, b: Binder): string {
+  const source = path.source;
+  if (source.kind === 'column') return rangeMatches(`r.${source.column}::numeric`, range, b, true);
+  const tests: string[] = [];
+  const vars: string[] = [];
+  if (range.from !== undefined) {
+    tests.push('@ >= $lo');
+    vars.push(`'lo', ${b.bind(range.from, 'numeric')}`);
+  }
+  if (range.to !== undefined) {
+    tests.push('@ <= $hi');
+    vars.push(`'hi', ${b.bind(range.to, 'numeric')}`);
+  }
+  const filter = tests.length > 0 ? tests.join(' && ') : '@.type() == "number"';
+  return `jsonb_path_exists(r.object_type_property, '${jsonPath(path)} ? (${filter})', jsonb_build_object(${vars.join(', ')}))`;
+}
+
 /**
- * A filter as a condition on `r`. Equal values on `objectTypeProperty` arrays are written as containment
- * on the whole column, so the GIN index on it serves them; ranges compare as numeric (exact 64-bit).
+ * A filter as a condition on `r`: any item matches. Equal values on `objectTypeProperty` are written as
+ * containment on the whole column, so its GIN index serves them; ranges compare as numeric (exact 64-bit).
  */
 function filterCondition(filter: FilterExpression, b: Binder): string {
   const { path } = filter;
-  const parts: string[] = [];
-  const values = filter.items.filter((i): i is Extract<FilterItem, { kind: 'text' | 'number' | 'boolean' }> => i.kind === 'text' || i.kind === 'number' || i.kind === 'boolean');
   const source = path.source;
-  for (const item of values) {
-    if (source.kind === 'array') {
-      parts.push(`r.object_type_property @> ${b.bind(`{"${source.field}":[${jsonOf(item)}]}`, 'jsonb')}`);
-    } else if (source.kind === 'member') {
-      parts.push(`r.object_type_property @> ${b.bind(`{"${source.field}":[{"${source.member}":${jsonOf(item)}}]}`, 'jsonb')}`);
-    } else if (source.column === 'key') {
-      parts.push(`r.key = ${b.bind((item as { value: string }).value, 'text')}`);
-    } else if (source.column === 'version') {
-      parts.push(`r.version::numeric = ${b.bind(item.value, 'numeric')}`);
+  const parts: string[] = [];
+  for (const item of filter.items) {
+    if (isValue(item)) {
+      if (source.kind === 'array') {
+        parts.push(`r.object_type_property @> ${b.bind(`{"${source.field}":[${jsonOf(item)}]}`, 'jsonb')}`);
+      } else if (source.kind === 'member') {
+        parts.push(`r.object_type_property @> ${b.bind(`{"${source.field}":[{"${source.member}":${jsonOf(item)}}]}`, 'jsonb')}`);
+      } else if (source.column === 'key') {
+        parts.push(`r.key = ${b.bind(item.value, 'text')}`);
+      } else if (source.column === 'version') {
+        parts.push(`r.version::numeric = ${b.bind(item.value, 'numeric')}`);
+      } else {
+        parts.push(`r.published = ${b.bind(item.value, 'boolean')}`);
+      }
+    } else if (item.kind === 'range') {
+      parts.push(rangeCondition(path, item.range, b));
     } else {
-      parts.push(`r.published = ${b.bind(item.value, 'boolean')}`);
+      parts.push(item.kind === 'exists' ? hasValues(path) : `NOT (${hasValues(path)})`);
     }
   }
-  const ranges = filter.items.filter((i) => i.kind === 'range');
-  if (ranges.length > 0) {
-    const any = ranges.map((i) => `(${valueMatches(i, b)})`).join(' OR ');
-    parts.push(`EXISTS (SELECT 1 FROM (${valuesOf(path)}) x WHERE ${any})`);
-  }
-  if (filter.items.some((i) => i.kind === 'exists')) parts.push(`EXISTS (${valuesOf(path)})`);
-  if (filter.items.some((i) => i.kind === 'missing')) parts.push(`NOT EXISTS (${valuesOf(path)})`);
   return parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`;
 }
 
@@ -140,36 +172,39 @@ function textQuery(text: TextCondition, b: Binder): string {
 }
 
 function facetSql(facet: FacetExpression, b: Binder): string {
-  const values = valuesOf(facet.path);
+  const rows = valueRows(facet.path);
   const counting = facet.countingResources;
   switch (facet.kind) {
     case 'terms': {
       const order =
         facet.path.dataType === 'text' ? `(x.v #>> '{}') COLLATE "C"` : facet.path.dataType === 'number' ? '(x.v)::numeric' : 'x.v';
       return `(SELECT json_build_object('type', 'terms', 'dataType', '${facet.path.dataType}',
-          'missing', (SELECT count(*) FROM fac r WHERE NOT EXISTS (${values})),
+          'missing', (SELECT count(*) FROM fac r WHERE NOT (${hasValues(facet.path)})),
           'total', coalesce(sum(t.c), 0), 'other', coalesce(sum(t.c) FILTER (WHERE t.n > ${MAX_TERMS}), 0),
           'terms', coalesce(json_agg(json_build_object('term', t.v, 'count', t.c${counting ? `, 'resourceCount', t.rc` : ''}) ORDER BY t.n) FILTER (WHERE t.n <= ${MAX_TERMS}), '[]'))
-        FROM (SELECT x.v, count(*) AS c, count(DISTINCT r.id) AS rc, row_number() OVER (ORDER BY count(*) DESC, ${order}) AS n
-              FROM fac r CROSS JOIN LATERAL (${values}) x GROUP BY x.v) t)`;
+        FROM (SELECT x.v, count(*) AS c, ${counting ? 'count(DISTINCT x.id)' : '0'} AS rc, row_number() OVER (ORDER BY count(*) DESC, ${order}) AS n
+              FROM (${rows}) x GROUP BY x.v) t)`;
     }
     case 'range': {
       const from = facet.ranges.map((r) => r.from ?? null);
       const to = facet.ranges.map((r) => r.to ?? null);
       return `(SELECT json_build_object('type', 'range', 'dataType', 'number', 'ranges', json_agg(json_build_object(
             'from', g.lo, 'fromStr', coalesce(g.lo_text, '*'), 'to', g.hi, 'toStr', coalesce(g.hi_text, '*'),
-            'count', s.c${counting ? `, 'resourceCount', s.rc` : ''}, 'total', coalesce(s.total, 0), 'min', s.mn, 'max', s.mx, 'mean', trim_scale(s.mean)) ORDER BY g.i))
+            'count', coalesce(s.c, 0)${counting ? `, 'resourceCount', coalesce(s.rc, 0)` : ''}, 'total', coalesce(s.total, 0),
+            'min', s.mn, 'max', s.mx, 'mean', trim_scale(s.mean)) ORDER BY g.i))
         FROM unnest(${b.bind(from, 'numeric[]')}, ${b.bind(to, 'numeric[]')}, ${b.bind(from, 'text[]')}, ${b.bind(to, 'text[]')}) WITH ORDINALITY AS g(lo, hi, lo_text, hi_text, i)
-        CROSS JOIN LATERAL (SELECT count(*) AS c, count(DISTINCT r.id) AS rc, sum(y.n) AS total, min(y.n) AS mn, max(y.n) AS mx, avg(y.n) AS mean
-              FROM fac r CROSS JOIN LATERAL (SELECT (x.v)::numeric AS n FROM (${values}) x) y
-              WHERE (g.lo IS NULL OR y.n >= g.lo) AND (g.hi IS NULL OR y.n < g.hi)) s)`;
+        LEFT JOIN (SELECT k.i, count(*) AS c, ${counting ? 'count(DISTINCT y.id)' : '0'} AS rc, sum(y.n) AS total, min(y.n) AS mn, max(y.n) AS mx, avg(y.n) AS mean
+              FROM (SELECT x.id, (x.v)::numeric AS n FROM (${rows}) x WHERE jsonb_typeof(x.v) = 'number') y
+              JOIN unnest(${b.bind(from, 'numeric[]')}, ${b.bind(to, 'numeric[]')}) WITH ORDINALITY AS k(lo, hi, i)
+                ON (k.lo IS NULL OR y.n >= k.lo) AND (k.hi IS NULL OR y.n < k.hi)
+              GROUP BY k.i) s ON s.i = g.i)`;
     }
     case 'filter': {
       const valueItems = facet.items.filter((i) => i.kind !== 'missing');
-      const matching = valueItems.length > 0 ? `(SELECT count(*) FROM (${values}) x WHERE ${valueItems.map((i) => `(${valueMatches(i, b)})`).join(' OR ')})` : '0';
-      const missing = facet.items.some((i) => i.kind === 'missing') ? ` + CASE WHEN EXISTS (${values}) THEN 0 ELSE 1 END` : '';
-      return `(SELECT json_build_object('type', 'filter', 'count', coalesce(sum(m.c), 0)${counting ? `, 'resourceCount', count(*) FILTER (WHERE m.c > 0)` : ''})
-        FROM fac r CROSS JOIN LATERAL (SELECT ${matching}${missing} AS c) m)`;
+      const values = valueItems.length > 0 ? `(SELECT count(*) FROM (${rows}) x WHERE ${valueItems.map((i) => valueMatches(i, b)).join(' OR ')})` : '0';
+      const missing = facet.items.some((i) => i.kind === 'missing') ? ` + (SELECT count(*) FROM fac r WHERE NOT (${hasValues(facet.path)}))` : '';
+      const resources = counting ? `, 'resourceCount', (SELECT count(*) FROM fac r WHERE ${filterCondition({ path: facet.path, items: facet.items }, b)})` : '';
+      return `json_build_object('type', 'filter', 'count', ${values}${missing}${resources})`;
     }
   }
 }

@@ -89,7 +89,8 @@ export class SearchService {
     const slots: Array<Array<number | undefined>> = texts.map((t) =>
       t.words.map((word) => {
         const distance = fuzzy ? wordDistance(word, t.text, fuzzyLevel) : 0;
-        if (distance === 0 || charLength(word) > FUZZY_MAX_WORD_LENGTH) return undefined;
+        // The vocabulary holds no words with digits (ids, numbers): those match exactly.
+        if (distance === 0 || charLength(word) > FUZZY_MAX_WORD_LENGTH || /\d/.test(word)) return undefined;
         lookups.push({ word: word.toLowerCase(), distance });
         return lookups.length - 1;
       }),

@@ -8,7 +8,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   computes them in the same statement as every write, so a search right after a write sees it, and
  *   ranking reads the stored vector instead of re-parsing the text. Weights: key A, someProperty and
  *   secondPropertyToUpdate B, arrayOfStringExample C.
- * - `search_word`: every word (lower-cased, unstemmed) ever written in a project, filled by a trigger in
+ * - `search_word`: every word (lower-cased, unstemmed, without digits: ids and numbers match exactly)
+ *   ever written in a project, filled by a trigger in
  *   the writing transaction. Fuzzy search finds a query word's neighbours there by Levenshtein distance
  *   and searches for them too. Rows are only added (`ON CONFLICT DO NOTHING` takes no lock on an
  *   existing word, so writers never queue on popular words); a word no resource holds any more only
@@ -28,6 +29,10 @@ export class Search1763700000005 implements MigrationInterface {
     // The embedded database loads both in every opener (embedded-postgres.ts); PostgreSQL ships them in contrib.
     await queryRunner.query(`CREATE EXTENSION IF NOT EXISTS "fuzzystrmatch"`);
     await queryRunner.query(`CREATE EXTENSION IF NOT EXISTS "pg_trgm"`);
+    // With eight vectors a row passes the 2 kB TOAST threshold; MAIN makes PostgreSQL compress the
+    // vectors (read once per match, for ranking) before the document that filters and facets read
+    // many times per row.
+    await queryRunner.query(`ALTER TABLE "resource" ALTER COLUMN "object_type_property" SET STORAGE MAIN`);
     await queryRunner.query(
       `ALTER TABLE "resource" ${SEARCH_CONFIGS.map((c) => `ADD COLUMN "search_${c}" tsvector GENERATED ALWAYS AS (${vector(c)}) STORED`).join(', ')}`,
     );
@@ -47,7 +52,7 @@ export class Search1763700000005 implements MigrationInterface {
       BEGIN
         INSERT INTO "search_word" ("project_key", "word")
         SELECT NEW."project_key", w FROM unnest(tsvector_to_array(NEW."search_simple")) AS w
-        WHERE char_length(w) <= 64 ORDER BY w
+        WHERE char_length(w) <= 64 AND w !~ '[0-9]' ORDER BY w
         ON CONFLICT DO NOTHING;
         RETURN NULL;
       END $$`);
@@ -61,7 +66,7 @@ export class Search1763700000005 implements MigrationInterface {
     await queryRunner.query(`
       INSERT INTO "search_word" ("project_key", "word")
       SELECT DISTINCT r."project_key", w FROM "resource" r, unnest(tsvector_to_array(r."search_simple")) AS w
-      WHERE char_length(w) <= 64
+      WHERE char_length(w) <= 64 AND w !~ '[0-9]'
       ON CONFLICT DO NOTHING`);
   }
 
@@ -71,5 +76,6 @@ export class Search1763700000005 implements MigrationInterface {
     await queryRunner.query(`DROP FUNCTION IF EXISTS "search_collect_words"()`);
     await queryRunner.query(`DROP TABLE IF EXISTS "search_word"`);
     await queryRunner.query(`ALTER TABLE "resource" ${SEARCH_CONFIGS.map((c) => `DROP COLUMN IF EXISTS "search_${c}"`).join(', ')}`);
+    await queryRunner.query(`ALTER TABLE "resource" ALTER COLUMN "object_type_property" SET STORAGE EXTENDED`);
   }
 }
