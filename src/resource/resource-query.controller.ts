@@ -30,7 +30,7 @@ export class ResourceQueryController {
       'To page through every match: `sort=id asc`, `withTotal=false`, `limit=N` and `where=id > "<last id>"` ANDed with your predicate.',
   })
   @ApiQueryVariables()
-  @ApiResponse({ status: 200, type: ResourcePagedQueryResponseDto })
+  @ApiResponse({ status: 200, type: ResourcePagedQueryResponseDto, description: 'A page of the matching resources, in the requested order (ties by id).' })
   @ApiResponse({
     status: 400,
     type: ErrorResponseDto,
