@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Logger } from '@nestjs/common';
 import { ApiClientsRepository } from './auth/api-clients.repository.js';
-import { ApiClientsService, checkApiClientDraft } from './auth/api-clients.service.js';
+import { ApiClientsService, toNewClient } from './auth/api-clients.service.js';
+import { ApiClientDraftDto } from './auth/api-client.dto.js';
+import { validateBody } from './common/validation/validation.pipe.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { Database } from './database/database.js';
 import { DataDirectoryLockedError } from './database/embedded-postgres.js';
@@ -32,8 +34,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
-  const draft = checkApiClientDraft(
-    { name: values.name, scope: values.scope, ...(values['customer-id'] ? { customerId: values['customer-id'] } : {}) },
+  const draft = toNewClient(
+    validateBody(ApiClientDraftDto, { name: values.name, scope: values.scope, ...(values['customer-id'] ? { customerId: values['customer-id'] } : {}) }),
     values.project,
   );
   const opened = await openDataSource(loadConfig().database, { migrate: true });

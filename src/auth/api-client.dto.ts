@@ -1,11 +1,26 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MatchesRule, Optional, Required } from '../common/validation/decorators.js';
 import type { StoredApiClient } from './api-clients.repository.js';
 
+const NAME = /^[^\u0000-\u001f]{1,256}$/;
+const SCOPE = /^[\w:\- ]{1,2048}$/;
+const CUSTOMER_ID = /^[A-Za-z0-9_.@-]{1,256}$/;
+
+/** Body of POST /{projectKey}/api-clients (CONTRACT.md §10); the scopes must be the project's (checked by the service). */
 export class ApiClientDraftDto {
-  @ApiProperty({ maxLength: 256 }) name: string;
-  @ApiProperty({ description: 'Space-separated scopes of this project, e.g. "manage_test:my-project view_test:my-project".' })
+  @Required()
+  @MatchesRule(NAME, 'must be 1 to 256 printable characters')
+  @ApiProperty({ maxLength: 256, pattern: NAME.source })
+  name: string;
+
+  @Required()
+  @MatchesRule(SCOPE, 'must be space-separated scopes')
+  @ApiProperty({ maxLength: 2048, description: 'Space-separated scopes of this project, e.g. "manage_test:my-project view_test:my-project".' })
   scope: string;
-  @ApiPropertyOptional({ description: 'Makes the client customer-bound: its tokens also carry customer_id_test:<customerId>.' })
+
+  @Optional()
+  @MatchesRule(CUSTOMER_ID, 'must be 1 to 256 characters of A-Z, a-z, 0-9, _ . @ -')
+  @ApiPropertyOptional({ pattern: CUSTOMER_ID.source, description: 'Makes the client customer-bound: its tokens also carry customer_id_test:<customerId>.' })
   customerId?: string;
 }
 

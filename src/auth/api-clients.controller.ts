@@ -1,12 +1,12 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequestBody } from '../common/request-body.js';
 import { ApiErrors } from '../common/error.dto.js';
-import type { RawQuery } from '../common/query-params.js';
+import { PageQueryDto } from '../common/page-query.dto.js';
 import { ProjectKey } from '../common/project-key.js';
 import { RequireScope } from './access.decorator.js';
 import { ApiClientDraftDto, ApiClientDto, ApiClientPageDto, CreatedApiClientDto } from './api-client.dto.js';
-import { ApiClientsService, checkApiClientDraft } from './api-clients.service.js';
+import { ApiClientsService, toNewClient } from './api-clients.service.js';
 
 @ApiTags('api-clients')
 @ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
@@ -21,17 +21,15 @@ export class ApiClientsController {
   @ApiBody({ type: ApiClientDraftDto })
   @ApiResponse({ status: 201, type: CreatedApiClientDto })
   @ApiErrors(400, 413, 415)
-  createApiClient(@ProjectKey() projectKey: string, @RequestBody() body: unknown): Promise<CreatedApiClientDto> {
-    return this.clients.create(projectKey, checkApiClientDraft(body, projectKey));
+  createApiClient(@ProjectKey() projectKey: string, @RequestBody() draft: ApiClientDraftDto): Promise<CreatedApiClientDto> {
+    return this.clients.create(projectKey, toNewClient(draft, projectKey));
   }
 
   @Get()
   @ApiOperation({ summary: 'Lists the project\'s API clients' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 0, maximum: 500, default: 20 } })
-  @ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, maximum: 10000, default: 0 } })
   @ApiResponse({ status: 200, type: ApiClientPageDto })
   @ApiErrors(400)
-  listApiClients(@ProjectKey() projectKey: string, @Query() query: RawQuery): Promise<ApiClientPageDto> {
+  listApiClients(@ProjectKey() projectKey: string, @Query() query: PageQueryDto): Promise<ApiClientPageDto> {
     return this.clients.list(projectKey, query);
   }
 

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { DomainError, ErrorDetail } from '../common/domain-error.js';
+import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
-import { queryParam, RawQuery } from '../common/query-params.js';
-import { ApiClientDto, ApiClientPageDto, CreatedApiClientDto, toApiClientDto } from './api-client.dto.js';
+import type { PageQueryDto } from '../common/page-query.dto.js';
+import { ApiClientDraftDto, ApiClientDto, ApiClientPageDto, CreatedApiClientDto, toApiClientDto } from './api-client.dto.js';
 import { ApiClientsRepository, StoredApiClient } from './api-clients.repository.js';
 import { generateSecret, hashSecret, verifySecret } from './secret-hash.js';
 import { invalidClientScope, splitScopes } from './scopes.js';
@@ -16,32 +16,16 @@ export interface NewClient {
   secret?: string;
 }
 
-/** Validates an API client draft `{name, scope, customerId?}` (CONTRACT.md §10). */
-export function checkApiClientDraft(body: unknown, projectKey: string): NewClient {
-  const errors: ErrorDetail[] = [];
-  const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-  for (const key of Object.keys(b)) {
-    if (!['name', 'scope', 'customerId'].includes(key)) errors.push({ code: ErrorCode.InvalidField, message: `${key}: unknown field.`, field: key, invalidValue: b[key] });
+/**
+ * A validated draft as a new client: its scopes must all be of `projectKey` (a rule of the project,
+ * not of the body's shape, so it is checked here rather than by the DTO).
+ */
+export function toNewClient(draft: ApiClientDraftDto, projectKey: string): NewClient {
+  const problem = invalidClientScope(draft.scope, projectKey);
+  if (problem) {
+    throw DomainError.of(ErrorCode.InvalidField, `scope: ${problem}.`, { field: 'scope', invalidValue: draft.scope });
   }
-  const field = (name: string, pattern: RegExp, required: boolean, reason: string): string | undefined => {
-    const value = b[name];
-    if (value === undefined) {
-      if (required) errors.push({ code: ErrorCode.RequiredField, message: `${name}: a value is required.`, field: name });
-      return undefined;
-    }
-    if (typeof value !== 'string' || !pattern.test(value)) {
-      errors.push({ code: ErrorCode.InvalidField, message: `${name}: ${reason}.`, field: name, invalidValue: value });
-      return undefined;
-    }
-    return value;
-  };
-  const name = field('name', /^[^\u0000-\u001f]{1,256}$/, true, 'must be 1 to 256 printable characters');
-  const scope = field('scope', /^[\w:\- ]{1,2048}$/, true, 'must be space-separated scopes');
-  const customerId = field('customerId', /^[A-Za-z0-9_.@-]{1,256}$/, false, 'must be 1 to 256 characters of A-Z, a-z, 0-9, _ . @ -');
-  const problem = scope === undefined ? undefined : invalidClientScope(scope, projectKey);
-  if (problem) errors.push({ code: ErrorCode.InvalidField, message: `scope: ${problem}.`, field: 'scope', invalidValue: scope });
-  if (errors.length > 0) throw new DomainError(errors);
-  return { name: name!, scope: splitScopes(scope).join(' '), customerId };
+  return { name: draft.name, scope: splitScopes(draft.scope).join(' '), customerId: draft.customerId };
 }
 
 @Injectable()
@@ -62,9 +46,7 @@ export class ApiClientsService {
     return { ...toApiClientDto(stored), secret };
   }
 
-  async list(projectKey: string, query: RawQuery): Promise<ApiClientPageDto> {
-    const limit = queryParam.wholeNumber(query, 'limit', 0, 500) ?? 20;
-    const offset = queryParam.wholeNumber(query, 'offset', 0, 10_000) ?? 0;
+  async list(projectKey: string, { limit, offset }: PageQueryDto): Promise<ApiClientPageDto> {
     const { results, total } = await this.clients.list(projectKey, limit, offset);
     return { limit, offset, count: results.length, total, results: results.map(toApiClientDto) };
   }

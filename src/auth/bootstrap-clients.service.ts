@@ -2,7 +2,9 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 import { APP_CONFIG, AppConfig } from '../config/app-config.js';
 import { OpenedDatabaseInfo } from '../database/database.module.js';
 import { ApiClientsRepository } from './api-clients.repository.js';
-import { ApiClientsService, checkApiClientDraft } from './api-clients.service.js';
+import { ApiClientsService, toNewClient } from './api-clients.service.js';
+import { ApiClientDraftDto } from './api-client.dto.js';
+import { validateBody } from '../common/validation/validation.pipe.js';
 import { SCOPE_NAMES } from './scopes.js';
 
 export const DEMO_PROJECT_KEY = 'demo';
@@ -26,7 +28,7 @@ export class BootstrapClientsService implements OnApplicationBootstrap {
     const bootstrap = this.config.auth.bootstrap;
     if (bootstrap) {
       if (await this.repository.findById(bootstrap.clientId)) return;
-      const draft = checkApiClientDraft({ name: 'bootstrap', scope: bootstrap.scopes }, bootstrap.projectKey);
+      const draft = toNewClient(validateBody(ApiClientDraftDto, { name: 'bootstrap', scope: bootstrap.scopes }), bootstrap.projectKey);
       await this.clients.create(bootstrap.projectKey, { ...draft, id: bootstrap.clientId, secret: bootstrap.clientSecret }).catch(() => undefined);
       this.logger.log(`bootstrap API client ${bootstrap.clientId} created for project ${bootstrap.projectKey}`);
       return;
