@@ -53,7 +53,10 @@ export class OAuthService {
     }
     const client = await this.authenticate(credentials);
     const allowed = splitScopes(client.scope);
-    const requested = form.scope === undefined ? allowed : splitScopes(form.scope).filter((s) => !s.startsWith(`${CUSTOMER_SCOPE}:`));
+    // A customer-bound client's tokens always carry its customer scope, so asking for exactly that
+    // one is allowed (and redundant); any other customer_id_test scope is beyond the client's.
+    const ownCustomer = client.customerId ? `${CUSTOMER_SCOPE}:${client.customerId}` : undefined;
+    const requested = form.scope === undefined ? allowed : splitScopes(form.scope).filter((s) => s !== ownCustomer);
     const beyond = requested.filter((s) => !allowed.includes(s));
     if (beyond.length > 0) throw oauthError(ErrorCode.InvalidScope, `The client may not request: ${beyond.join(' ')}.`);
     if (requested.length === 0) throw oauthError(ErrorCode.InvalidScope, 'At least one scope must be requested.');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ApiClientsService } from '../../src/auth/api-clients.service.js';
 import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
+import { expectErrorEnvelope } from '../support/expect-error.js';
 
 /*
  * POST /oauth/token, POST /oauth/introspect and GET /.well-known/jwks.json (CONTRACT.md §7, §10
@@ -224,6 +225,32 @@ describe('POST /oauth/token', () => {
     const res = await t.http.post('/oauth/token').set('Authorization', basic(c.id, c.secret)).type('form').send('grant_type=client_credentials');
     expect(res.status).toBe(200);
     expect(res.body.scope.split(' ').sort()).toEqual([`customer_id_test:cust-42`, `manage_my_profile_test:${t.projectKey}`].sort());
+  });
+
+  it('a customer-bound client may ask for its own customer scope (it is added anyway)', async () => {
+    const c = await newClient(t, 'manage_my_profile_test', { customerId: 'cust-7' });
+    const res = await t.http
+      .post('/oauth/token')
+      .set('Authorization', basic(c.id, c.secret))
+      .type('form')
+      .send(`grant_type=client_credentials&scope=manage_my_profile_test:${t.projectKey} customer_id_test:cust-7`);
+    expect(res.status).toBe(200);
+    expect(res.body.scope.split(' ').sort()).toEqual([`customer_id_test:cust-7`, `manage_my_profile_test:${t.projectKey}`].sort());
+  });
+
+  it.each([
+    ['another customer, asked by a customer-bound client', 'cust-8', 'customer_id_test:cust-9'],
+    ['a customer scope, asked by a client bound to none', undefined, 'customer_id_test:cust-1'],
+  ])('%s → 400 invalid_scope and no token', async (_name, customerId, extra) => {
+    const c = await newClient(t, 'manage_my_profile_test', customerId ? { customerId } : {});
+    const res = await t.http
+      .post('/oauth/token')
+      .set('Authorization', basic(c.id, c.secret))
+      .type('form')
+      .send(`grant_type=client_credentials&scope=manage_my_profile_test:${t.projectKey} ${extra}`);
+    expectErrorEnvelope(res, 400, 'invalid_scope');
+    expect(res.body.error).toBe('invalid_scope');
+    expect(res.body.access_token).toBeUndefined();
   });
 });
 
