@@ -17,7 +17,7 @@ const DECLARED =
   'key-value store, or an HTTP backend); ';
 
 /** A declared action answers whatever its declaration says: any JSON value, any status it declares. */
-function ActionAnswers(defaultBehaviour: string, success: object = { schema: {} }): MethodDecorator {
+function ActionAnswers(defaultBehaviour: string, success: object, errors: number[] = []): MethodDecorator {
   return applyDecorators(
     ApiResponse({
       status: 200,
@@ -25,7 +25,7 @@ function ActionAnswers(defaultBehaviour: string, success: object = { schema: {} 
       headers: { ETag: { description: 'Store actions: the version of the stored value, `"<n>"`.', schema: { type: 'string' } } },
       content: { 'application/json': success },
     }),
-    ApiErrors(502, 504),
+    ApiErrors(...errors, 502, 504),
   );
 }
 
@@ -51,8 +51,7 @@ export class NamespaceActionsController {
   @RequireScope(['manage_test'])
   @ApiOperation({ summary: 'Writes data to a backend system (namespace action)' })
   @ApiBody({ required: false, schema: { ...ANY_JSON, example: { note: 'any JSON' } } })
-  @ActionAnswers('stores the JSON body (no body → null) in the project\'s key-value store and answers it.')
-  @ApiErrors(400, 413, 415)
+  @ActionAnswers('stores the JSON body (no body → null) in the project\'s key-value store and answers it.', { schema: ANY_JSON }, [400, 413, 415])
   async writeNamespaceAction(@ProjectKey() projectKey: string, @CurrentActionRequest() request: ActionRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     return send(res, await this.actions.run(POST_ACTION, projectKey, request));
   }
@@ -60,7 +59,7 @@ export class NamespaceActionsController {
   @Get(GET_ACTION.path)
   @RequireScope(['manage_test', 'view_test'])
   @ApiOperation({ summary: 'Lets a frontend fetch data asynchronously (namespace action)' })
-  @ActionAnswers('answers the value last stored by POST namespace-action, or null.')
+  @ActionAnswers('answers the value last stored by POST namespace-action, or null.', { schema: ANY_JSON })
   async readNamespaceAction(@ProjectKey() projectKey: string, @CurrentActionRequest() request: ActionRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     return send(res, await this.actions.run(GET_ACTION, projectKey, request));
   }
@@ -91,8 +90,7 @@ export class NamespaceActionsController {
     schema: { type: 'string', example: '{"version":1}' },
   })
   @ApiHeader({ name: 'Path-Header', required: true, description: 'Begins with a slash; the backend path of a forward action.', schema: { type: 'string', pattern: '^/.*$', example: '/carts/current' } })
-  @ActionAnswers('answers the example cart of the spec.', { schema: { $ref: getSchemaPath(CartDto) } })
-  @ApiErrors(400, 406)
+  @ActionAnswers('answers the example cart of the spec.', { schema: { $ref: getSchemaPath(CartDto) } }, [400, 406])
   getNamespaceActionWithHeaders(@ProjectKey() projectKey: string, @CurrentActionRequest() request: ActionRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     return this.actions.runWithHeaders(GET_WITH_HEADERS, projectKey, request).then((answer) => send(res, answer));
   }
@@ -104,8 +102,7 @@ export class NamespaceActionsController {
   @ActionAnswers('stores the value in the project\'s key-value store and answers it (a bare JSON string answers that string).', {
     schema: ANY_JSON,
     example: 'raw string',
-  })
-  @ApiErrors(400, 413, 415)
+  }, [400, 413, 415])
   async putJsonSerializablePrimitive(@ProjectKey() projectKey: string, @CurrentActionRequest() request: ActionRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     return send(res, await this.actions.run(PUT_PRIMITIVE, projectKey, request));
   }

@@ -392,6 +392,38 @@ describe('POST /{projectKey}/resource/artificially-complex/path/uri-parameter-on
     });
   });
 
+  describe('OpenAPI', () => {
+    let doc: any;
+    beforeAll(async () => {
+      doc = (await t.http.get('/openapi.json')).body;
+    });
+    const operation = () => doc.paths['/{projectKey}/resource/artificially-complex/path/uri-parameter-one={uriParameterOne}/{uriParameterTwo}'].post;
+
+    it('documents 200 and 201 as JSON ArrayTestType and 203 as form-encoded with its schema', () => {
+      const { responses } = operation();
+      expect(Object.keys(responses)).toEqual(expect.arrayContaining(['200', '201', '203', '400', '401', '403', '413', '415']));
+      for (const status of ['200', '201']) expect(responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ArrayTestTypeDto' });
+      const form = responses['203'].content['application/x-www-form-urlencoded'].schema;
+      expect(Object.keys(form.properties)).toEqual([...ARRAY_FIELDS]);
+      expect(responses['203'].content['application/json']).toBeUndefined();
+    });
+
+    it('documents the path and query parameters', () => {
+      const parameters = operation().parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`);
+      expect(parameters).toEqual(expect.arrayContaining(['path:uriParameterOne', 'path:uriParameterTwo', 'query:queryParameterOne', 'query:queryParameterTwo']));
+      const one = operation().parameters.find((p: { name: string }) => p.name === 'queryParameterOne');
+      expect(one.schema.type).toBe('number');
+    });
+
+    it('documents the body with every field required, date-times and the nested names', () => {
+      const schema = doc.components.schemas.OutOfOrderPropertiesTestTypeDto;
+      expect([...schema.required].sort()).toEqual([...REQUIRED].sort());
+      expect(schema.properties.createdAt).toMatchObject({ type: 'string', format: 'date-time' });
+      expect(schema.properties.createdBy).toEqual({ $ref: '#/components/schemas/PersonNameDto' });
+      expect([...doc.components.schemas.PersonNameDto.required].sort()).toEqual(['firstName', 'lastName']);
+    });
+  });
+
   describe('CORS off by default (no HTTP_CORS_ORIGINS)', () => {
     it('a preflight gets no CORS headers', async () => {
       const res = await t.http

@@ -19,6 +19,8 @@ const FORWARD = uniqueProjectKey('fwd');
 const DOWN = uniqueProjectKey('down');
 const STATIC = uniqueProjectKey('stat');
 const FORWARD_TIMEOUT_MS = 400;
+/** ACTIONS_FORWARD_TIMEOUT_MS of the app: the timeout of forward actions that declare none. */
+const DEFAULT_TIMEOUT_MS = 600;
 
 interface BackendCall {
   method: string;
@@ -41,7 +43,7 @@ function startBackend(): Promise<{ server: Server; url: string; calls: BackendCa
         res.writeHead(Number(status[1]), { 'Content-Type': 'application/json' });
         return res.end(Number(status[1]) === 204 ? undefined : JSON.stringify({ backendStatus: Number(status[1]) }));
       }
-      if (path.endsWith('/slow')) {
+      if (path.endsWith('/slow') || req.url!.includes('slow=1')) {
         const timer = setTimeout(() => res.end('{"late":true}'), 5_000);
         res.on('close', () => clearTimeout(timer));
         return;
@@ -140,7 +142,7 @@ describe('namespace actions', () => {
     dir = mkdtempSync(join(tmpdir(), 'actions-'));
     const file = join(dir, 'actions.yaml');
     writeFileSync(file, actionsYaml(backend.url, await closedPort()));
-    t = await createTestApp({ ACTIONS_FILE: file, HTTP_CORS_ORIGINS: ORIGIN });
+    t = await createTestApp({ ACTIONS_FILE: file, HTTP_CORS_ORIGINS: ORIGIN, ACTIONS_FORWARD_TIMEOUT_MS: String(DEFAULT_TIMEOUT_MS) });
   });
   afterAll(async () => {
     await t.close();
@@ -590,6 +592,14 @@ describe('namespace actions', () => {
       expect(elapsed).toBeLessThan(4_000);
     });
 
+    it('without a declared timeout, ACTIONS_FORWARD_TIMEOUT_MS applies', async () => {
+      const started = Date.now();
+      const res = await t.http.get(`${path(FORWARD, 'namespace-action')}?slow=1`).set(await fwd());
+      expectErrorEnvelope(res, 504, 'GatewayTimeout');
+      expect(res.body.message).toContain(`${DEFAULT_TIMEOUT_MS} ms`);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(DEFAULT_TIMEOUT_MS - 50);
+    });
+
     it('a backend that is down → 502 BadGateway, without naming it', async () => {
       const res = await t.http.get(path(DOWN, 'namespace-action')).set(await t.auth('view_test', { projectKey: DOWN }));
       expectErrorEnvelope(res, 502, 'BadGateway');
@@ -634,6 +644,48 @@ describe('namespace actions', () => {
       expect(put.status).toBe(200);
       const read = await t.http.get(path(STATIC, 'namespace-action')).set(auth);
       expect(read.text).toBe('"shared"');
+    });
+  });
+
+  describe('OpenAPI', () => {
+    type Operation = { operationId: string; parameters?: Array<Record<string, any>>; responses: Record<string, any>; requestBody?: any };
+    let paths: Record<string, Record<string, Operation>>;
+    beforeAll(async () => {
+      paths = (await t.http.get('/openapi.json')).body.paths;
+    });
+    const op = (method: string, endpoint: string) => paths[`/{projectKey}/resource/${endpoint}`]?.[method];
+
+    it.each([
+      ['post', 'namespace-action', ['200', '400', '401', '403', '413', '415', '502', '504']],
+      ['get', 'namespace-action', ['200', '401', '403', '502', '504']],
+      ['get', 'namespace-action-with-example', ['200', '401', '403', '502', '504']],
+      ['get', 'namespace-action-with-headers', ['200', '400', '401', '403', '406', '502', '504']],
+      ['put', 'json-serializable-primitive-type', ['200', '400', '401', '403', '413', '415', '502', '504']],
+    ])('documents %s %s with its responses', (method, endpoint, statuses) => {
+      const operation = op(method, endpoint);
+      expect(operation).toBeDefined();
+      expect(Object.keys(operation.responses).sort()).toEqual(expect.arrayContaining(statuses));
+      expect(Object.keys(operation.responses['200'].content)).toEqual(['application/json']);
+    });
+
+    it('documents the headers of namespace-action-with-headers with their patterns', () => {
+      const headers = Object.fromEntries(op('get', 'namespace-action-with-headers').parameters!.filter((p) => p.in === 'header').map((p) => [p.name, p]));
+      expect(headers['Path-Header']).toMatchObject({ required: true, schema: { type: 'string', pattern: '^/.*$' } });
+      expect(headers['Test-Header']).toMatchObject({ required: true, schema: { type: 'string' } });
+      expect(headers.Accept).toMatchObject({ required: false, schema: { pattern: 'application/json' } });
+    });
+
+    it('documents the cart as the example answers', () => {
+      for (const endpoint of ['namespace-action-with-example', 'namespace-action-with-headers']) {
+        expect(op('get', endpoint).responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CartDto' });
+      }
+    });
+
+    it('documents the JSON-primitive body as any JSON value (no type constraint)', () => {
+      const schema = op('put', 'json-serializable-primitive-type').requestBody.content['application/json'].schema;
+      expect(schema.type).toBeUndefined();
+      expect(schema.$ref).toBeUndefined();
+      expect(schema.description).toMatch(/Any JSON value/);
     });
   });
 
@@ -742,6 +794,10 @@ describe('ACTIONS_FILE refused at start-up', () => {
     ['actions.txt', '{}', 'the name must end in .json, .yaml or .yml'],
   ])('%s → %s', async (name, text, expected) => {
     expect(await startWith(name, text)).toContain(expected);
+  });
+
+  it.each(['0', '600001', 'soon'])('ACTIONS_FORWARD_TIMEOUT_MS=%s is refused', async (value) => {
+    await expect(createTestApp({ ACTIONS_FORWARD_TIMEOUT_MS: value })).rejects.toThrow(`ACTIONS_FORWARD_TIMEOUT_MS: must be an integer from 1 to 600000 (got '${value}')`);
   });
 
   it('a file that does not exist', async () => {
