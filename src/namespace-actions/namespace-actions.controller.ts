@@ -91,14 +91,14 @@ export class NamespaceActionsController {
   })
   @ApiHeader({ name: 'Path-Header', required: true, description: 'Begins with a slash; the backend path of a forward action.', schema: { type: 'string', pattern: '^/.*$', example: '/carts/current' } })
   @ActionAnswers('answers the example cart of the spec.', { schema: { $ref: getSchemaPath(CartDto) } }, [400, 406])
-  getNamespaceActionWithHeaders(@ProjectKey() projectKey: string, @CurrentActionRequest() request: ActionRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
-    return this.actions.runWithHeaders(GET_WITH_HEADERS, projectKey, request).then((answer) => send(res, answer));
+  async getNamespaceActionWithHeaders(@ProjectKey() projectKey: string, @CurrentActionRequest() request: ActionRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
+    return send(res, await this.actions.runWithHeaders(GET_WITH_HEADERS, projectKey, request));
   }
 
   @Put(PUT_PRIMITIVE.path)
   @RequireScope(['manage_test'])
   @ApiOperation({ summary: 'Writes any JSON-serializable value to a backend system (namespace action)' })
-  @ApiBody({ required: true, schema: { ...ANY_JSON, example: 'raw string' } })
+  @ApiBody({ required: false, description: 'Any JSON value; no body counts as null.', schema: { ...ANY_JSON, example: 'raw string' } })
   @ActionAnswers('stores the value in the project\'s key-value store and answers it (a bare JSON string answers that string).', {
     schema: ANY_JSON,
     example: 'raw string',
