@@ -3,7 +3,7 @@ import { ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/error.dto.js';
 import type { AccessRule, ScopeName } from './scopes.js';
 
-/** Route metadata read by the global AccessGuard. A route without it is refused (default deny). */
+/** Route metadata read by the global guards (AuthenticationGuard, ScopeGuard). A route without it is refused (default deny). */
 export const ACCESS_RULE = Symbol('ACCESS_RULE');
 
 const responses = [

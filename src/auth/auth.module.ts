@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { AccessGuard } from './access.guard.js';
+import { AuthenticationGuard } from './authentication.guard.js';
 import { ApiClientsController } from './api-clients.controller.js';
 import { ApiClientsRepository } from './api-clients.repository.js';
 import { ApiClientsService } from './api-clients.service.js';
@@ -9,6 +9,9 @@ import { OAuthController } from './oauth.controller.js';
 import { OAuthService } from './oauth.service.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { TokenService } from './token.service.js';
+import { JwtStrategy } from './jwt.strategy.js';
+import { JwtVerifier } from './jwt-verifier.js';
+import { ScopeGuard } from './scope.guard.js';
 
 @Module({
   controllers: [OAuthController, ApiClientsController],
@@ -19,7 +22,11 @@ import { TokenService } from './token.service.js';
     ApiClientsService,
     OAuthService,
     BootstrapClientsService,
-    { provide: APP_GUARD, useClass: AccessGuard },
+    JwtVerifier,
+    JwtStrategy,
+    // Global guards run in this order: authentication (404/403/401), then project key and scope.
+    { provide: APP_GUARD, useClass: AuthenticationGuard },
+    { provide: APP_GUARD, useClass: ScopeGuard },
   ],
   exports: [ApiClientsService, TokenService],
 })

@@ -1,6 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, JWK } from 'jose';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, JsonWebKey, KeyObject } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
 
@@ -8,7 +7,7 @@ export interface SigningKey {
   kid: string;
   privateKey: KeyObject;
   publicKey: KeyObject;
-  publicJwk: JWK;
+  publicJwk: JsonWebKey;
 }
 
 /**
@@ -64,7 +63,7 @@ export class SigningKeysService implements OnModuleInit {
     return key;
   }
 
-  jwks(): { keys: JWK[] } {
+  jwks(): { keys: JsonWebKey[] } {
     return { keys: [...this.byKid.values()].map((key) => key.publicJwk) };
   }
 
@@ -73,9 +72,10 @@ export class SigningKeysService implements OnModuleInit {
   }
 }
 
+/** The key with its public JWK; the key id is the JWK's RFC 7638 SHA-256 thumbprint. */
 async function toSigningKey(privateKey: KeyObject): Promise<SigningKey> {
   const publicKey = createPublicKey(privateKey);
-  const jwk = await exportJWK(publicKey);
-  const kid = await calculateJwkThumbprint(jwk);
-  return { kid, privateKey, publicKey, publicJwk: { ...jwk, kid, alg: 'RS256', use: 'sig' } };
+  const { e, kty, n } = publicKey.export({ format: 'jwk' });
+  const kid = createHash('sha256').update(JSON.stringify({ e, kty, n })).digest('base64url');
+  return { kid, privateKey, publicKey, publicJwk: { kty, n, e, kid, alg: 'RS256', use: 'sig' } };
 }

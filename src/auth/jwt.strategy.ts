@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import type { JwtPayload } from 'jsonwebtoken';
+import { ExtractJwt, SecretOrKeyProvider, Strategy } from 'passport-jwt';
+import { ACCEPTED_ALGORITHMS, CLOCK_TOLERANCE_SECONDS, JwtVerifier, VerifiedToken } from './jwt-verifier.js';
+
+/**
+ * Passport's JWT strategy: the bearer token's signature, expiry and claims, checked by the rules of
+ * `JwtVerifier` (this server's RS256 keys, or the external issuer's JWKS). Stateless: no session.
+ */
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  constructor(private readonly verifier: JwtVerifier) {
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      // jsonwebtoken verifies with a KeyObject too; the typings name only string and Buffer.
+      secretOrKeyProvider: verifier.keyProvider as SecretOrKeyProvider,
+      algorithms: ACCEPTED_ALGORITHMS,
+      ignoreExpiration: false,
+      jsonWebTokenOptions: { clockTolerance: CLOCK_TOLERANCE_SECONDS },
+    });
+  }
+
+  validate(payload: JwtPayload): VerifiedToken {
+    return this.verifier.toVerified(payload);
+  }
+}
