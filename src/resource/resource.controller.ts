@@ -1,5 +1,5 @@
 import { applyDecorators, Controller, Get, Head, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { RequireScope } from '../auth/access.decorator.js';
 import { RequestBody } from '../common/request-body.js';
