@@ -66,6 +66,8 @@ export interface ImagesConfig {
   uploadConcurrency: number;
   /** How often each server's worker looks for images accepted with 202 and not yet attached. */
   workerIntervalMs: number;
+  /** An upload whose body sends nothing for this long is refused (it would hold an upload slot). */
+  readIdleTimeoutMs: number;
 }
 
 export const IMAGES_MAX_BYTES = 10_485_760;
@@ -178,6 +180,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       maxBytes: IMAGES_MAX_BYTES,
       uploadConcurrency: read.int('IMAGES_UPLOAD_CONCURRENCY', 4, 1, 64),
       workerIntervalMs: read.int('IMAGES_WORKER_INTERVAL_MS', 500, 10, 86_400_000),
+      readIdleTimeoutMs: read.int('IMAGES_READ_IDLE_TIMEOUT_MS', 30_000, 100, 600_000),
     },
     actions: {
       file: read.string('ACTIONS_FILE'),

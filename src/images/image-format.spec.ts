@@ -95,6 +95,19 @@ describe('readDimensions', () => {
     expect(readDimensions('image/gif', Buffer.from('GIF89a', 'latin1'))).toBeUndefined();
   });
 
+  it('a truncated file never reads what follows it in memory', () => {
+    for (const [type, file] of [['image/png', png(40, 30)], ['image/gif', gif(40, 30)], ['image/jpeg', jpeg(40, 30)]] as const) {
+      // The file's first bytes as a view into a buffer that holds the whole file: only the view counts.
+      for (let cut = 1; cut < Math.min(file.length, 200); cut++) {
+        const view = file.subarray(0, cut);
+        expect(readDimensions(type, view)).toEqual(readDimensions(type, new Uint8Array(view)));
+      }
+    }
+    const header = png(40, 30).subarray(0, 20);
+    const memory = Buffer.concat([header, png(40, 30).subarray(20)]);
+    expect(readDimensions('image/png', memory.subarray(0, 20))).toBeUndefined();
+  });
+
   it('property: never throws, whatever follows a signature', () => {
     fc.assert(
       fc.property(fc.constantFrom(...IMAGE_TYPES), fc.uint8Array({ maxLength: 200 }), (type, rest) => {

@@ -67,7 +67,11 @@ export interface Dimensions {
  */
 export function readDimensions(type: ImageType, bytes: Uint8Array): Dimensions | undefined {
   try {
-    const size = imageSize(bytes);
+    // image-size reads through DataViews of `bytes.buffer` that are not bounded by the view's length:
+    // a truncated file that is a view into a larger buffer (Node's shared pool) would be completed
+    // with whatever follows it in memory. On a buffer of its own, reading past the end throws.
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+    const size = imageSize(own);
     if (size.type !== FORMATS[type].sizeType) return undefined;
     const { width, height } = size;
     if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) return undefined;

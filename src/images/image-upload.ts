@@ -24,6 +24,10 @@ export function payloadTooLarge(maxBytes: number): DomainError {
   return DomainError.of(ErrorCode.PayloadTooLarge, `The image exceeds the limit of ${maxBytes} bytes.`);
 }
 
+function stalled(idleTimeoutMs: number): DomainError {
+  return DomainError.invalidInput(`The upload stalled: no data arrived for ${idleTimeoutMs} ms.`);
+}
+
 export function unsupportedType(type: string | undefined): DomainError {
   return DomainError.of(
     ErrorCode.UnsupportedMediaType,
@@ -69,13 +73,13 @@ export class ImageUpload {
   }
 
   /** Reads the image: at most `maxBytes` (413 as soon as the body passes it). */
-  async read(maxBytes: number): Promise<ReceivedImage> {
-    if (this.isMultipart) return this.readMultipart(maxBytes);
+  async read(limits: ReadLimits): Promise<ReceivedImage> {
+    if (this.isMultipart) return this.readMultipart(limits);
     const type = this.rawType;
     if (!type) throw unsupportedType(this.contentType);
     const stream = this.bodyStream();
     const declared = Number(this.request.headers['content-length']);
-    const { bytes, sha256 } = stream ? await readLimited(stream, maxBytes, Number.isInteger(declared) ? declared : undefined) : emptyBody();
+    const { bytes, sha256 } = stream ? await readLimited(stream, { ...limits, declaredLength: Number.isInteger(declared) ? declared : undefined }) : emptyBody();
     return { type, bytes, sha256 };
   }
 
@@ -86,7 +90,7 @@ export class ImageUpload {
   }
 
   /** The first file part of a multipart/form-data body; other fields and parts are skipped. */
-  private readMultipart(maxBytes: number): Promise<ReceivedImage> {
+  private readMultipart(limits: ReadLimits): Promise<ReceivedImage> {
     const stream = this.bodyStream();
     if (!stream) return Promise.reject(DomainError.invalidInput('The multipart/form-data body has no file part.'));
     return new Promise((resolve, reject) => {
@@ -94,13 +98,21 @@ export class ImageUpload {
       try {
         parser = Busboy({
           headers: this.request.headers as BusboyHeaders,
-          limits: { files: 1, fileSize: maxBytes + 1, fields: 16, fieldSize: 4_096, parts: 17, headerPairs: 64 },
+          limits: { files: 1, fileSize: limits.maxBytes + 1, fields: 16, fieldSize: 4_096, parts: 17, headerPairs: 64 },
         });
       } catch {
         return reject(DomainError.invalidInput('The multipart/form-data body is malformed (no boundary).'));
       }
       let file: 'none' | 'reading' | 'done' = 'none';
+      // Until the file part starts, a stalled body is caught here; then readLimited watches it.
+      let idle: NodeJS.Timeout | undefined;
+      const armIdleTimer = () => {
+        clearTimeout(idle);
+        if (file === 'none') idle = setTimeout(() => fail(stalled(limits.idleTimeoutMs)), limits.idleTimeoutMs);
+      };
       const fail = (error: DomainError) => {
+        clearTimeout(idle);
+        stream.off('data', armIdleTimer);
         stream.unpipe(parser);
         stream.pause();
         reject(error);
@@ -108,12 +120,14 @@ export class ImageUpload {
       parser.on('file', (_field, part, filename, _encoding, mimeType) => {
         if (file !== 'none') return part.resume();
         file = 'reading';
+        clearTimeout(idle);
+        stream.off('data', armIdleTimer);
         const type = parseImageType(mimeType);
         if (!type) {
           part.resume();
           return fail(unsupportedType(mimeType));
         }
-        readLimited(part, maxBytes, undefined).then(
+        readLimited(part, limits).then(
           ({ bytes, sha256 }) => {
             file = 'done';
             resolve({ type, bytes, sha256, filename: filename || undefined });
@@ -131,6 +145,8 @@ export class ImageUpload {
       stream.once('close', () => {
         if (!stream.readableEnded) fail(DomainError.invalidInput('The upload was interrupted.'));
       });
+      stream.on('data', armIdleTimer);
+      armIdleTimer();
       stream.pipe(parser);
     });
   }
@@ -144,21 +160,32 @@ function emptyBody(): { bytes: Buffer; sha256: string } {
   return { bytes: Buffer.alloc(0), sha256: createHash('sha256').digest('hex') };
 }
 
+export interface ReadLimits {
+  maxBytes: number;
+  /** Longest pause between two pieces of the body. */
+  idleTimeoutMs: number;
+}
+
 /**
  * Reads a stream into one buffer while hashing it; rejects with 413 as soon as more than `maxBytes`
- * arrived (the rest is not read: the connection closes after the answer). With a declared length the
- * buffer is allocated once at that size.
+ * arrived (the rest is not read: the connection closes after the answer), and with 400 when nothing
+ * arrives for `idleTimeoutMs`. With a declared length the buffer is allocated once at that size.
  */
-export function readLimited(stream: Readable, maxBytes: number, declaredLength: number | undefined): Promise<{ bytes: Buffer; sha256: string }> {
+export function readLimited(
+  stream: Readable,
+  { maxBytes, idleTimeoutMs, declaredLength }: ReadLimits & { declaredLength?: number },
+): Promise<{ bytes: Buffer; sha256: string }> {
   return new Promise((resolve, reject) => {
     const hash = createHash('sha256');
     const preallocated = declaredLength !== undefined && declaredLength <= maxBytes ? Buffer.allocUnsafe(declaredLength) : undefined;
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    let idle: NodeJS.Timeout | undefined;
     const finish = (error?: DomainError) => {
       if (settled) return;
       settled = true;
+      clearTimeout(idle);
       stream.off('data', onData);
       stream.off('end', onEnd);
       stream.off('error', onError);
@@ -171,7 +198,12 @@ export function readLimited(stream: Readable, maxBytes: number, declaredLength: 
       const bytes = preallocated ? preallocated.subarray(0, size) : Buffer.concat(chunks, size);
       resolve({ bytes, sha256: hash.digest('hex') });
     };
+    const armIdleTimer = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => finish(stalled(idleTimeoutMs)), idleTimeoutMs);
+    };
     const onData = (chunk: Buffer) => {
+      armIdleTimer();
       size += chunk.length;
       if (size > maxBytes || (preallocated && size > preallocated.length)) return finish(payloadTooLarge(maxBytes));
       hash.update(chunk);
@@ -187,6 +219,7 @@ export function readLimited(stream: Readable, maxBytes: number, declaredLength: 
     stream.on('close', onClose);
     // busboy marks a file part cut at its size limit as truncated and ends it early.
     stream.once('limit', () => finish(payloadTooLarge(maxBytes)));
+    armIdleTimer();
   });
 }
 

@@ -4,6 +4,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config.js';
 import { DomainError } from '../common/domain-error.js';
 import type { Principal } from '../common/principal.js';
 import { hasSignature, readDimensions } from './image-format.js';
+import { matchesEtag, prefersAsync } from './image-headers.js';
 import { storedFilename } from './image-filename.js';
 import { IMAGE_STORE, type ImageStore } from './image-store.js';
 import { ImageUpload, ReceivedImage, unsupportedType } from './image-upload.js';
@@ -22,18 +23,6 @@ export interface ServedImage {
   status: 200 | 304;
   headers: Record<string, string>;
   body?: Buffer;
-}
-
-/** `Prefer: respond-async` (RFC 7240), among other preferences. */
-export function prefersAsync(prefer: string | undefined): boolean {
-  return (prefer ?? '').split(',').some((preference) => preference.split(';', 1)[0].trim().toLowerCase() === 'respond-async');
-}
-
-/** Whether an `If-None-Match` header matches `etag` (weak comparison, RFC 9110 §13.1.2). */
-export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  if (ifNoneMatch.trim() === '*') return true;
-  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /**
@@ -55,14 +44,14 @@ export class ImagesService {
   }
 
   async upload(projectKey: string, query: UploadImageQueryDto, upload: ImageUpload, prefer: string | undefined, by: Principal): Promise<UploadAnswer> {
-    const { maxBytes } = this.config.images;
+    const { maxBytes, readIdleTimeoutMs } = this.config.images;
     if (!upload.isMultipart && !upload.rawType) throw unsupportedType(upload.contentType);
     upload.checkDeclaredLength(maxBytes);
     const resourceId = await this.images.findResourceIdByKey(projectKey, query.sku);
     if (!resourceId) throw DomainError.notFound(`No resource has the key '${query.sku}'.`);
 
     const image = await this.slots.run(async () => {
-      const received = await upload.read(maxBytes);
+      const received = await upload.read({ maxBytes, idleTimeoutMs: readIdleTimeoutMs });
       const prepared = this.prepare(projectKey, resourceId, query, received, by);
       await this.store.put(projectKey, received.sha256, received.bytes);
       return prepared;

@@ -64,7 +64,7 @@ describe('images', () => {
   let base: string;
 
   beforeAll(async () => {
-    t = await createTestApp(IDLE_WORKER);
+    t = await createTestApp({ ...IDLE_WORKER, IMAGES_READ_IDLE_TIMEOUT_MS: '2000' });
     pk = t.projectKey;
     db = t.app.get(Database);
     upload = await t.auth('manage_products');
@@ -422,6 +422,16 @@ describe('images', () => {
       const res = await t.http.post(imagesPath()).query({ sku: resource.key! }).set(upload).attach('file', png(1, 1, { padTo: MAX_BYTES + 1 }), { filename: 'big.png', contentType: 'image/png' }).catch((error: { response?: Response }) => error.response);
       expect(res).toBeDefined();
       expectErrorEnvelope(res!, 413, 'PayloadTooLarge');
+    });
+
+    it('400 for an upload that stalls (nothing sent for IMAGES_READ_IDLE_TIMEOUT_MS): it would hold an upload slot', async () => {
+      const resource = await createResource();
+      const started = Date.now();
+      const answer = await sendUntilAnswered(`sku=${resource.key}`, { 'Content-Type': 'image/png', 'Content-Length': '5000' }, 100, 100);
+      expect(answer.status).toBe(400);
+      expect(answer.body.errors[0].message).toMatch(/stalled/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+      expect(answer.headers.connection).toBe('close');
     });
 
     it('the server keeps serving after those uploads', async () => {
