@@ -177,27 +177,38 @@ function facetSql(facet: FacetExpression, b: Binder): string {
   switch (facet.kind) {
     case 'terms': {
       const order =
-        facet.path.dataType === 'text' ? `(x.v #>> '{}') COLLATE "C"` : facet.path.dataType === 'number' ? '(x.v)::numeric' : 'x.v';
-      return `(SELECT json_build_object('type', 'terms', 'dataType', '${facet.path.dataType}',
+        facet.path.dataType === 'text' ? `(g.v #>> '{}') COLLATE "C"` : facet.path.dataType === 'number' ? '(g.v)::numeric' : 'g.v';
+      // Counted once (grp), then only the first terms sorted (a top-N sort, not a sort of every term).
+      return `(WITH grp AS (SELECT x.v, count(*) AS c${counting ? ', count(DISTINCT x.id) AS rc' : ''} FROM (${rows}) x GROUP BY x.v),
+             top AS (SELECT g.*, row_number() OVER (ORDER BY g.c DESC, ${order}) AS n FROM grp g ORDER BY g.c DESC, ${order} LIMIT ${MAX_TERMS})
+        SELECT json_build_object('type', 'terms', 'dataType', '${facet.path.dataType}',
           'missing', (SELECT count(*) FROM fac r WHERE NOT (${hasValues(facet.path)})),
-          'total', coalesce(sum(t.c), 0), 'other', coalesce(sum(t.c) FILTER (WHERE t.n > ${MAX_TERMS}), 0),
-          'terms', coalesce(json_agg(json_build_object('term', t.v, 'count', t.c${counting ? `, 'resourceCount', t.rc` : ''}) ORDER BY t.n) FILTER (WHERE t.n <= ${MAX_TERMS}), '[]'))
-        FROM (SELECT x.v, count(*) AS c, ${counting ? 'count(DISTINCT x.id)' : '0'} AS rc, row_number() OVER (ORDER BY count(*) DESC, ${order}) AS n
-              FROM (${rows}) x GROUP BY x.v) t)`;
+          'total', t.total, 'other', t.total - coalesce((SELECT sum(top.c) FROM top), 0),
+          'terms', coalesce((SELECT json_agg(json_build_object('term', top.v, 'count', top.c${counting ? `, 'resourceCount', top.rc` : ''}) ORDER BY top.n) FROM top), '[]'))
+        FROM (SELECT coalesce(sum(grp.c), 0) AS total FROM grp) t)`;
     }
     case 'range': {
-      const from = facet.ranges.map((r) => r.from ?? null);
-      const to = facet.ranges.map((r) => r.to ?? null);
-      return `(SELECT json_build_object('type', 'range', 'dataType', 'number', 'ranges', json_agg(json_build_object(
-            'from', g.lo, 'fromStr', coalesce(g.lo_text, '*'), 'to', g.hi, 'toStr', coalesce(g.hi_text, '*'),
-            'count', coalesce(s.c, 0)${counting ? `, 'resourceCount', coalesce(s.rc, 0)` : ''}, 'total', coalesce(s.total, 0),
-            'min', s.mn, 'max', s.mx, 'mean', trim_scale(s.mean)) ORDER BY g.i))
-        FROM unnest(${b.bind(from, 'numeric[]')}, ${b.bind(to, 'numeric[]')}, ${b.bind(from, 'text[]')}, ${b.bind(to, 'text[]')}) WITH ORDINALITY AS g(lo, hi, lo_text, hi_text, i)
-        LEFT JOIN (SELECT k.i, count(*) AS c, ${counting ? 'count(DISTINCT y.id)' : '0'} AS rc, sum(y.n) AS total, min(y.n) AS mn, max(y.n) AS mx, avg(y.n) AS mean
-              FROM (SELECT x.id, (x.v)::numeric AS n FROM (${rows}) x WHERE jsonb_typeof(x.v) = 'number') y
-              JOIN unnest(${b.bind(from, 'numeric[]')}, ${b.bind(to, 'numeric[]')}) WITH ORDINALITY AS k(lo, hi, i)
-                ON (k.lo IS NULL OR y.n >= k.lo) AND (k.hi IS NULL OR y.n < k.hi)
-              GROUP BY k.i) s ON s.i = g.i)`;
+      // One pass over the values: each range's aggregates are FILTERed by its bounds (ranges may overlap).
+      const aggregates: string[] = [];
+      const objects = facet.ranges.map((range, i) => {
+        const inRange = rangeMatches('y.n', range, b, false);
+        aggregates.push(
+          `count(*) FILTER (WHERE ${inRange}) AS c${i}`,
+          counting ? `count(DISTINCT y.id) FILTER (WHERE ${inRange}) AS rc${i}` : `0 AS rc${i}`,
+          `sum(y.n) FILTER (WHERE ${inRange}) AS t${i}`,
+          `min(y.n) FILTER (WHERE ${inRange}) AS mn${i}`,
+          `max(y.n) FILTER (WHERE ${inRange}) AS mx${i}`,
+          `avg(y.n) FILTER (WHERE ${inRange}) AS av${i}`,
+        );
+        const end = (value: string | undefined) => (value === undefined ? `NULL::numeric` : b.bind(value, 'numeric'));
+        const endText = (value: string | undefined) => (value === undefined ? `'*'` : b.bind(value, 'text'));
+        return `json_build_object('from', ${end(range.from)}, 'fromStr', ${endText(range.from)}, 'to', ${end(range.to)}, 'toStr', ${endText(range.to)}, 'count', s.c${i}${
+          counting ? `, 'resourceCount', s.rc${i}` : ''
+        }, 'total', coalesce(s.t${i}, 0), 'min', s.mn${i}, 'max', s.mx${i}, 'mean', trim_scale(s.av${i}))`;
+      });
+      return `(SELECT json_build_object('type', 'range', 'dataType', 'number', 'ranges', json_build_array(${objects.join(', ')}))
+        FROM (SELECT ${aggregates.join(', ')}
+              FROM (SELECT x.id, (x.v)::numeric AS n FROM (${rows}) x WHERE jsonb_typeof(x.v) = 'number') y) s)`;
     }
     case 'filter': {
       const valueItems = facet.items.filter((i) => i.kind !== 'missing');
@@ -251,12 +262,14 @@ export class SearchRepository {
     const resultWhere = plan.resultFilters.map((f) => filterCondition(f, b));
     const facetWhere = plan.facetFilters.map((f) => filterCondition(f, b));
     const order = [...plan.sort.map((s) => `${SORT_COLUMNS[s.field]} ${s.descending ? 'DESC' : 'ASC'}`), 'r.id ASC'].join(', ');
+    // The document is carried along only when later stages read it (results-only filters, facets).
+    const needsDocument = plan.facets.length > 0 || plan.resultFilters.length > 0 || plan.facetFilters.length > 0;
     const facets =
       plan.facets.length === 0 ? `'{}'::json` : `json_build_object(${plan.facets.map((f) => `${b.bind(f.name, 'text')}, ${facetSql(f.facet, b)}`).join(', ')})`;
     const text = `
       WITH base AS MATERIALIZED (
         SELECT r.id, r.key, r.version, r.published, r.created_at, r.last_modified_at, r.some_property,
-               r.second_property_to_update, r.object_type_property, ${scores.length > 0 ? scores.join(' + ') : '0'}::real AS score
+               r.second_property_to_update, ${needsDocument ? 'r.object_type_property' : 'NULL::jsonb AS object_type_property'}, ${scores.length > 0 ? scores.join(' + ') : '0'}::real AS score
         FROM resource r WHERE ${where.join(' AND ')}
       ),
       res AS (SELECT * FROM base r WHERE ${resultWhere.length > 0 ? resultWhere.join(' AND ') : 'TRUE'}),
