@@ -14,12 +14,25 @@ import type { SqlCondition } from './resource-filter.js';
  * Absent optional fields are stripped (CONTRACT.md §10).
  */
 const TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+/** The seven arrays of an ArrayTestType in the schema's order (jsonb keeps its keys sorted by length). */
+export const ARRAY_FIELDS = [
+  'arrayOfIntExample',
+  'arrayOfUniqueIntExample',
+  'arrayOfTwonumbersExample',
+  'arrayOfFloatExample',
+  'arrayOfNumberNoDefaultsExample',
+  'arrayOfStringExample',
+  'arrayOfObjectType',
+] as const;
+/** `objectTypeProperty` with its members in the schema's order. */
+const OBJECT_TYPE_PROPERTY_JSON = `json_build_object(${ARRAY_FIELDS.map((f) => `'${f}', r.object_type_property->'${f}'`).join(', ')})`;
+// json_strip_nulls also writes the text compactly (`{"a":[1,2]}`), the one JSON formatting of every answer.
 export const RESOURCE_JSON = `json_strip_nulls(json_build_object(
   'id', r.id, 'key', r.key, 'version', r.version,
   'createdAt', to_char(r.created_at AT TIME ZONE 'UTC', ${TIMESTAMP}),
   'lastModifiedAt', to_char(r.last_modified_at AT TIME ZONE 'UTC', ${TIMESTAMP}),
   'createdBy', r.created_by, 'lastModifiedBy', r.last_modified_by,
-  'published', r.published, 'objectTypeProperty', r.object_type_property,
+  'published', r.published, 'objectTypeProperty', ${OBJECT_TYPE_PROPERTY_JSON},
   'someProperty', r.some_property, 'secondPropertyToUpdate', r.second_property_to_update,
   'images', r.images))::text`;
 
@@ -208,7 +221,7 @@ export class ResourceRepository {
         SELECT r.object_type_property AS o, row_number() OVER (ORDER BY r.created_at, r.id) AS n
         FROM resource r WHERE ${where} ORDER BY r.created_at, r.id LIMIT ${MERGE_LIMIT}
       )
-      SELECT (SELECT count(*) FROM resource r WHERE ${where})::integer AS total, json_build_object(
+      SELECT (SELECT count(*) FROM resource r WHERE ${where})::integer AS total, json_strip_nulls(json_build_object(
         ${concat('arrayOfIntExample')},
         'arrayOfUniqueIntExample', COALESCE((SELECT jsonb_agg(u.e ORDER BY u.first) FROM
             (SELECT x.e, min(ARRAY[m.n, x.i]) AS first ${elements('arrayOfUniqueIntExample')} GROUP BY x.e) u), '[]'::jsonb),
@@ -218,7 +231,7 @@ export class ResourceRepository {
         ${concat('arrayOfNumberNoDefaultsExample')},
         ${concat('arrayOfStringExample')},
         ${concat('arrayOfObjectType')}
-      )::text AS json`;
+      ))::text AS json`;
     const row = await this.db.one<{ json: string; total: number }>(text, [projectKey, ...filter.values]);
     return row!;
   }

@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
-import { arrays, draft, INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
+import { ARRAY_FIELDS, arrays, draft, INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
 
 /**
  * Black-box tests of the reads: GET /{projectKey}/resource/{id}, GET …/key={key}, GET and HEAD
@@ -158,6 +158,34 @@ describe('resource reads', () => {
       await create(t.projectKey, draft({ key: 'CaseKey' }));
       expect((await t.http.get(`${base(t.projectKey)}/key=CaseKey`).set(await t.auth('view_test'))).status).toBe(200);
       expectEnvelope(await t.http.get(`${base(t.projectKey)}/key=casekey`).set(await t.auth('view_test')), 404, 'ResourceNotFound');
+    });
+  });
+
+  describe('JSON text of the answers', () => {
+    /** The member names of the object that follows `"objectTypeProperty":` in a JSON text, in order. */
+    function arrayOrder(text: string): string[] {
+      const start = text.indexOf('"objectTypeProperty":');
+      return [...text.slice(start).matchAll(/"(arrayOf\w+)":/g)].map((m) => m[1]).slice(0, ARRAY_FIELDS.length);
+    }
+
+    it('objectTypeProperty lists its arrays in the schema\'s order on every route that answers a resource', async () => {
+      const pk = uniqueProjectKey('o');
+      const created = await t.http.post(base(pk)).set(await t.auth('manage_test', { projectKey: pk })).send(draft({ key: 'order-1' }));
+      expect(created.status).toBe(201);
+      expect(arrayOrder(created.text)).toEqual([...ARRAY_FIELDS]);
+      const byId = await t.http.get(`${base(pk)}/${created.body.id}`).set(await t.auth('view_test', { projectKey: pk }));
+      expect(arrayOrder(byId.text)).toEqual([...ARRAY_FIELDS]);
+      const byKey = await t.http.get(`${base(pk)}/key=order-1`).set(await t.auth('view_test', { projectKey: pk }));
+      expect(arrayOrder(byKey.text)).toEqual([...ARRAY_FIELDS]);
+    });
+
+    it('GET /resource is written as compactly as every other answer (no spaces around : and ,)', async () => {
+      const pk = uniqueProjectKey('f');
+      await create(pk, draft());
+      const res = await query(pk);
+      expect(res.status).toBe(200);
+      expect(res.text).not.toMatch(/" : |, /);
+      expect(Object.keys(JSON.parse(res.text))).toEqual([...ARRAY_FIELDS]);
     });
   });
 
