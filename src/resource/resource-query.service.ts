@@ -16,7 +16,7 @@ export class ResourceQueryService {
     const params = new SqlParams(2);
     let where: string;
     try {
-      where = whereToSql(query.where ?? [], variables, params);
+      where = whereToSql(query.where ?? [], variables, params, projectKey);
     } catch (error) {
       if (error instanceof PredicateError) throw DomainError.invalidInput(`Malformed parameter: where: ${error.message}`);
       throw error;

@@ -5,8 +5,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * field the predicates compare and `sort` orders by, ending with `id` so that the tie-break (`id asc`)
  * and the paging pattern (`id > "<last id>"`, `sort=id asc`) are index scans. Strings are ordered
  * byte-wise (COLLATE "C"), as the queries compare them. Equality on `key` uses the unique constraint;
- * `createdAt` uses resource_project_created_idx; the document's containment uses the GIN
- * jsonb_path_ops index resource_object_type_property_idx (both from the first migration).
+ * `createdAt` uses resource_project_created_idx (both from the first migration).
  */
 const INDEXES: Array<[name: string, columns: string]> = [
   ['resource_project_id_idx', '"project_key", "id"'],
@@ -18,6 +17,8 @@ const INDEXES: Array<[name: string, columns: string]> = [
   ['resource_project_second_property_idx', '"project_key", "second_property_to_update" COLLATE "C", "id"'],
 ];
 
+const PROJECT_DOCUMENT_INDEX = 'resource_project_document_idx';
+
 export class QueryIndexes1763700000002 implements MigrationInterface {
   name = 'QueryIndexes1763700000002';
 
@@ -25,9 +26,16 @@ export class QueryIndexes1763700000002 implements MigrationInterface {
     for (const [name, columns] of INDEXES) {
       await queryRunner.query(`CREATE INDEX "${name}" ON "resource" (${columns})`);
     }
+    // The document tagged with its project, `{"<projectKey>": objectTypeProperty}`: containment queries of
+    // the predicates (`=`, `in`, `contains any/all` on the arrays, equalities in arrayOfObjectType(…)) find
+    // only the project's resources in it, instead of every project's and filtering afterwards.
+    await queryRunner.query(
+      `CREATE INDEX "${PROJECT_DOCUMENT_INDEX}" ON "resource" USING gin ((jsonb_set('{}'::jsonb, ARRAY["project_key"::text], "object_type_property")) jsonb_path_ops)`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP INDEX "${PROJECT_DOCUMENT_INDEX}"`);
     for (const [name] of [...INDEXES].reverse()) {
       await queryRunner.query(`DROP INDEX "${name}"`);
     }

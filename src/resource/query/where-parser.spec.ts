@@ -20,13 +20,15 @@ const cmp = (field: string, op: string, value: unknown) => ({ kind: 'compare', f
 const otp = (predicate: unknown) => ({ kind: 'nested', field: 'objectTypeProperty', predicate });
 const aot = (predicate: unknown) => otp({ kind: 'nested', field: 'arrayOfObjectType', predicate });
 const KEY_A = cmp('key', '=', str('a'));
+/** The project-tagged document the GIN index resource_project_document_idx covers. */
+const DOC = "jsonb_set('{}'::jsonb, ARRAY[r.project_key::text], r.object_type_property)";
 const V1 = cmp('version', '=', num('1'));
 const V2 = cmp('version', '=', num('2'));
 
 /** Parses and translates; the error's message (with position) or the SQL and its values. */
 function translate(text: string, vars: Record<string, string[]> = {}): { sql: string; values: unknown[] } {
   const params = new SqlParams(2);
-  const sql = translateWhere(text, parseWhere(text), new Map(Object.entries(vars)), params);
+  const sql = translateWhere(text, parseWhere(text), new Map(Object.entries(vars)), params, 'p');
   return { sql, values: params.values };
 }
 
@@ -241,14 +243,14 @@ describe('translateWhere: SQL shapes with bound values', () => {
     ['version is not defined', {}, 'FALSE', []],
     ['not (key = "a")', {}, '(((r.key = $2::text)) IS NOT TRUE)', ['a']],
     ['key = "a" or version = 1 and version = 2', {}, '((r.key = $2::text) OR ((r.version = $3::bigint) AND (r.version = $4::bigint)))', ['a', '1', '2']],
-    ['objectTypeProperty(arrayOfStringExample = "x")', {}, '((r.object_type_property @> $2::jsonb))', ['{"arrayOfStringExample":["x"]}']],
-    ['objectTypeProperty(arrayOfStringExample = "5")', {}, '((r.object_type_property @> $2::jsonb))', ['{"arrayOfStringExample":["5"]}']],
-    ['objectTypeProperty(arrayOfStringExample = "a\\"b")', {}, '((r.object_type_property @> $2::jsonb))', ['{"arrayOfStringExample":["a\\"b"]}']],
-    ['objectTypeProperty(arrayOfFloatExample = -007.50)', {}, '((r.object_type_property @> $2::jsonb))', ['{"arrayOfFloatExample":[-7.50]}']],
-    ['objectTypeProperty(arrayOfIntExample = 9223372036854775807)', {}, '((r.object_type_property @> $2::jsonb))', ['{"arrayOfIntExample":[9223372036854775807]}']],
-    ['objectTypeProperty(arrayOfStringExample contains any ("a", "b"))', {}, '((r.object_type_property @> $2::jsonb OR r.object_type_property @> $3::jsonb))', ['{"arrayOfStringExample":["a"]}', '{"arrayOfStringExample":["b"]}']],
-    ['objectTypeProperty(arrayOfStringExample contains all :v)', { v: ['a', 'b'] }, '((r.object_type_property @> $2::jsonb))', ['{"arrayOfStringExample":["a","b"]}']],
-    ['objectTypeProperty(arrayOfIntExample in (1, 2))', {}, '((r.object_type_property @> $2::jsonb OR r.object_type_property @> $3::jsonb))', ['{"arrayOfIntExample":[1]}', '{"arrayOfIntExample":[2]}']],
+    ['objectTypeProperty(arrayOfStringExample = "x")', {}, '((' + DOC + ' @> $2::jsonb))', ['{"p":{"arrayOfStringExample":["x"]}}']],
+    ['objectTypeProperty(arrayOfStringExample = "5")', {}, '((' + DOC + ' @> $2::jsonb))', ['{"p":{"arrayOfStringExample":["5"]}}']],
+    ['objectTypeProperty(arrayOfStringExample = "a\\"b")', {}, '((' + DOC + ' @> $2::jsonb))', ['{"p":{"arrayOfStringExample":["a\\"b"]}}']],
+    ['objectTypeProperty(arrayOfFloatExample = -007.50)', {}, '((' + DOC + ' @> $2::jsonb))', ['{"p":{"arrayOfFloatExample":[-7.50]}}']],
+    ['objectTypeProperty(arrayOfIntExample = 9223372036854775807)', {}, '((' + DOC + ' @> $2::jsonb))', ['{"p":{"arrayOfIntExample":[9223372036854775807]}}']],
+    ['objectTypeProperty(arrayOfStringExample contains any ("a", "b"))', {}, '((' + DOC + ' @> $2::jsonb OR ' + DOC + ' @> $3::jsonb))', ['{"p":{"arrayOfStringExample":["a"]}}', '{"p":{"arrayOfStringExample":["b"]}}']],
+    ['objectTypeProperty(arrayOfStringExample contains all :v)', { v: ['a', 'b'] }, '((' + DOC + ' @> $2::jsonb))', ['{"p":{"arrayOfStringExample":["a","b"]}}']],
+    ['objectTypeProperty(arrayOfIntExample in (1, 2))', {}, '((' + DOC + ' @> $2::jsonb OR ' + DOC + ' @> $3::jsonb))', ['{"p":{"arrayOfIntExample":[1]}}', '{"p":{"arrayOfIntExample":[2]}}']],
     ['objectTypeProperty(arrayOfIntExample > 5)', {}, "(EXISTS (SELECT 1 FROM jsonb_array_elements_text(r.object_type_property->'arrayOfIntExample') AS e(v) WHERE e.v::numeric > $2::bigint))", ['5']],
     ['objectTypeProperty(arrayOfStringExample < "m")', {}, "(EXISTS (SELECT 1 FROM jsonb_array_elements_text(r.object_type_property->'arrayOfStringExample') AS e(v) WHERE e.v COLLATE \"C\" < $2::text))", ['m']],
     ['objectTypeProperty(arrayOfFloatExample not in (1.5))', {}, "(EXISTS (SELECT 1 FROM jsonb_array_elements_text(r.object_type_property->'arrayOfFloatExample') AS e(v) WHERE e.v::numeric <> ALL($2::numeric[])))", [['1.5']]],
@@ -257,14 +259,14 @@ describe('translateWhere: SQL shapes with bound values', () => {
     [
       'objectTypeProperty(arrayOfObjectType(integerExample = 1 and integerExampleInt32 = 2))',
       {},
-      '((r.object_type_property @> $2::jsonb))',
-      ['{"arrayOfObjectType":[{"integerExample":1,"integerExampleInt32":2}]}'],
+      '((' + DOC + ' @> $2::jsonb))',
+      ['{"p":{"arrayOfObjectType":[{"integerExample":1,"integerExampleInt32":2}]}}'],
     ],
     [
       'objectTypeProperty(arrayOfObjectType(integerExample > 5 and integerExampleInt32 = 1))',
       {},
-      "((r.object_type_property @> $2::jsonb AND EXISTS (SELECT 1 FROM jsonb_array_elements(r.object_type_property->'arrayOfObjectType') AS e(o) WHERE (((e.o->>'integerExample')::numeric > $3::numeric) AND ((e.o->>'integerExampleInt32')::numeric = $4::numeric)))))",
-      ['{"arrayOfObjectType":[{"integerExampleInt32":1}]}', '5', '1'],
+      "((" + DOC + " @> $2::jsonb AND EXISTS (SELECT 1 FROM jsonb_array_elements(r.object_type_property->'arrayOfObjectType') AS e(o) WHERE (((e.o->>'integerExample')::numeric > $3::numeric) AND ((e.o->>'integerExampleInt32')::numeric = $4::numeric)))))",
+      ['{"p":{"arrayOfObjectType":[{"integerExampleInt32":1}]}}', '5', '1'],
     ],
     [
       'objectTypeProperty(arrayOfObjectType(integerExample in (1, 2)))',
@@ -280,10 +282,10 @@ describe('translateWhere: SQL shapes with bound values', () => {
 
   it('ANDs several where parameters, numbering placeholders across them', () => {
     const params = new SqlParams(2);
-    const sql = whereToSql(['key = "a"', 'version > 1'], new Map(), params);
+    const sql = whereToSql(['key = "a"', 'version > 1'], new Map(), params, 'p');
     expect(sql).toBe('((r.key = $2::text)) AND ((r.version > $3::bigint))');
     expect(params.values).toEqual(['a', '1']);
-    expect(whereToSql([], new Map(), new SqlParams(2))).toBe('TRUE');
+    expect(whereToSql([], new Map(), new SqlParams(2), 'p')).toBe('TRUE');
   });
 });
 
@@ -298,7 +300,7 @@ const TOKENS = [
 /** Anything thrown is a clean PredicateError with a position inside the text (or just after it). */
 function expectCleanFailure(text: string, vars: Variables): void {
   try {
-    whereToSql([text], vars, new SqlParams(2));
+    whereToSql([text], vars, new SqlParams(2), 'p');
   } catch (error) {
     if (!(error instanceof PredicateError)) throw error;
     expect(error.line).toBeGreaterThanOrEqual(1);
@@ -354,13 +356,13 @@ describe('properties (fast-check)', () => {
 
   /** What SQL text may contain: the translator's fixed vocabulary. */
   const SQL_VOCABULARY =
-    /^(?:\s+|\(|\)|,|\$\d+::(?:text|uuid|bigint|numeric|boolean|timestamptz|jsonb)(?:\[\])?|<>|<=|>=|=|<|>|@>|->>|->|::numeric|::text|'(?:arrayOf\w+|integerExample\w*)'|"C"|[A-Za-z_][A-Za-z_.]*|\d+)/;
+    /^(?:\s+|\(|\)|,|\$\d+::(?:text|uuid|bigint|numeric|boolean|timestamptz|jsonb)(?:\[\])?|<>|<=|>=|=|<|>|@>|->>|->|::numeric|::text|::jsonb|'(?:arrayOf\w+|integerExample\w*|\{\})'|\[|\]|"C"|[A-Za-z_][A-Za-z_.]*|\d+)/;
 
   it('well-formed predicates translate, and every value reaches SQL as a bound parameter', () => {
     fc.assert(
       fc.property(predicate, ({ text, strings }) => {
         const params = new SqlParams(2);
-        const sql = translateWhere(text, parseWhere(text) as Predicate, new Map(), params);
+        const sql = translateWhere(text, parseWhere(text) as Predicate, new Map(), params, 'p');
         let rest = sql;
         while (rest.length > 0) {
           const match = SQL_VOCABULARY.exec(rest);

@@ -36,18 +36,28 @@ export class SqlParams {
 }
 
 /** Parses every `where` text and translates their conjunction; `TRUE` when there is none. */
-export function whereToSql(wheres: readonly string[], variables: Variables, params: SqlParams): string {
-  const parts = wheres.map((text) => translateWhere(text, parseWhere(text), variables, params));
+export function whereToSql(wheres: readonly string[], variables: Variables, params: SqlParams, projectKey: string): string {
+  const parts = wheres.map((text) => translateWhere(text, parseWhere(text), variables, params, projectKey));
   return parts.length === 0 ? 'TRUE' : parts.map((p) => `(${p})`).join(' AND ');
 }
 
-/** The SQL condition for one parsed predicate; `text` is its source (for error positions). */
-export function translateWhere(text: string, predicate: Predicate, variables: Variables, params: SqlParams): string {
-  return new Translator(text, variables, params).predicate(predicate, 'resource');
+/**
+ * The SQL condition for one parsed predicate; `text` is its source (for error positions). `projectKey`
+ * is the project the query runs in: containment is written against the project-tagged document, so the
+ * index returns the project's resources only.
+ */
+export function translateWhere(text: string, predicate: Predicate, variables: Variables, params: SqlParams, projectKey: string): string {
+  return new Translator(text, variables, params, projectKey).predicate(predicate, 'resource');
 }
 
 const SQL_OP: Record<CompareOp, string> = { '=': '=', '!=': '<>', '<': '<', '>': '>', '<=': '<=', '>=': '>=' };
 const DOC = 'r.object_type_property';
+/**
+ * `{"<projectKey>": objectTypeProperty}`: the expression of the GIN index resource_project_document_idx
+ * (migration 1763700000002). Containment of `{"<projectKey>": {…}}` in it is answered by the index with
+ * the project's resources only.
+ */
+const PROJECT_DOC = "jsonb_set('{}'::jsonb, ARRAY[r.project_key::text], r.object_type_property)";
 const ELEMENT = 'e.o';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DECIMAL = /^-?[0-9]+(?:\.[0-9]+)?$/;
@@ -72,6 +82,7 @@ class Translator {
     private readonly text: string,
     private readonly variables: Variables,
     private readonly params: SqlParams,
+    private readonly projectKey: string,
   ) {}
 
   private fail(at: number, expected: string): never {
@@ -180,12 +191,17 @@ class Translator {
   /** The document contains all `values` in the array `name` (GIN-indexed containment). */
   private contains(field: Extract<FieldDef, { kind: 'array' }>, values: Typed[]): string {
     const items = [...new Set(values.map((v) => jsonValue(v, field.type)))];
-    return `(${DOC} @> ${this.params.bind(`{"${field.name}":[${items.join(',')}]}`, 'jsonb')})`;
+    return `(${this.documentContains(`{"${field.name}":[${items.join(',')}]}`)})`;
   }
 
   private containsAny(field: Extract<FieldDef, { kind: 'array' }>, values: Typed[]): string {
     const items = [...new Set(values.map((v) => jsonValue(v, field.type)))];
-    return `(${items.map((item) => `${DOC} @> ${this.params.bind(`{"${field.name}":[${item}]}`, 'jsonb')}`).join(' OR ')})`;
+    return `(${items.map((item) => this.documentContains(`{"${field.name}":[${item}]}`)).join(' OR ')})`;
+  }
+
+  /** objectTypeProperty contains `pattern` (JSON text), through the project's part of the GIN index. */
+  private documentContains(pattern: string): string {
+    return `${PROJECT_DOC} @> ${this.params.bind(`{${JSON.stringify(this.projectKey)}:${pattern}}`, 'jsonb')}`;
   }
 
   /* ---------------------------------------------------------------- arrayOfObjectType(…) */
@@ -209,7 +225,7 @@ class Translator {
     const parts: string[] = [];
     if (equalities.size > 0) {
       const element = [...equalities].map(([member, value]) => `"${member}":${value}`).join(',');
-      parts.push(`${DOC} @> ${this.params.bind(`{"${name}":[{${element}}]}`, 'jsonb')}`);
+      parts.push(this.documentContains(`{"${name}":[{${element}}]}`));
     }
     if (!onlyEqualities) {
       parts.push(`EXISTS (SELECT 1 FROM jsonb_array_elements(${DOC}->'${name}') AS e(o) WHERE ${this.predicate(predicate, scope)})`);
