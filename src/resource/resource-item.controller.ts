@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/access.decorator.js';
 import { RequestBody } from '../common/request-body.js';
 import { ApiErrors } from '../common/error.dto.js';
@@ -8,7 +8,7 @@ import { CurrentPrincipal, Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
 import { ParamPatterns, UUID_PATTERN } from '../common/route-params.js';
 import { ACTION_CLASSES, ObjectTestTypeDto, UpdateRequestDto } from './resource.dto.js';
-import { DeleteResourceQueryDto } from './resource-item.dto.js';
+import { DeleteResourceQueryDto, GetResourceQueryDto } from './resource-item.dto.js';
 import { ResourceService } from './resource.service.js';
 
 /**
@@ -29,11 +29,9 @@ export class ResourceItemController {
   @RequireScope(['manage_test', 'view_test'])
   @JsonText()
   @ApiOperation({ summary: 'Gets a resource by id', description: 'The optional query parameters are accepted and do not change the result.' })
-  @ApiQuery({ name: 'optionalQueryParameter', required: false, type: String })
-  @ApiQuery({ name: 'secondOptionalQueryParameter', required: false, type: String })
   @ApiResponse({ status: 200, type: ObjectTestTypeDto })
   @ApiErrors(400, 404)
-  getResourceById(@ProjectKey() projectKey: string, @Param('id') id: string): Promise<string> {
+  getResourceById(@ProjectKey() projectKey: string, @Param('id') id: string, @Query() _query: GetResourceQueryDto): Promise<string> {
     return this.resources.getById(projectKey, id);
   }
 

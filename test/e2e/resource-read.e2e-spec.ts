@@ -106,6 +106,15 @@ describe('resource reads', () => {
       expect(res.body).toEqual(created);
     });
 
+    it('an optional query parameter given twice → 400 naming it', async () => {
+      const res = await t.http
+        .get(`${base(t.projectKey)}/${created.id}?optionalQueryParameter=a&optionalQueryParameter=b`)
+        .set(await t.auth('view_test'));
+      expectEnvelope(res, 400, 'InvalidField');
+      expect(res.body.errors[0]).toMatchObject({ field: 'optionalQueryParameter' });
+      expect(res.body.errors[0].message).toMatch(/^Malformed parameter: optionalQueryParameter: /);
+    });
+
     it('unknown id → 404 ResourceNotFound', async () => {
       const res = await t.http.get(`${base(t.projectKey)}/3f2504e0-4f89-41d3-9a0c-0305e82c3301`).set(await t.auth('view_test'));
       expectEnvelope(res, 404, 'ResourceNotFound');
