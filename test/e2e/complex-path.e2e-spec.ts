@@ -293,6 +293,11 @@ describe('POST /{projectKey}/resource/artificially-complex/path/uri-parameter-on
       expectErrorEnvelope(res, 400, 'InvalidJsonInput');
     });
 
+    it('a body over HTTP_BODY_LIMIT_BYTES → 413', async () => {
+      const res = await post(fresh(), 'a', 'b', '', body({ custom: 'x'.repeat(1_100_000) }));
+      expectErrorEnvelope(res, 413, 'PayloadTooLarge');
+    });
+
     it('a form body → 415', async () => {
       const pk = fresh();
       const res = await t.http
