@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Response } from 'supertest';
 import { Database } from '../../src/database/database.js';
+import { ImagesRepository } from '../../src/images/images.repository.js';
 import { ImagesWorker } from '../../src/images/images.worker.js';
 import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft, type ResourceBody } from '../support/fixtures.js';
@@ -488,6 +489,26 @@ describe('images', () => {
       expect((await download(`/${pk}/resource/images/${res.body.stringExample}`)).status).toBe(404);
       const jobs = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM image_job WHERE image_id = $1', [res.body.stringExample]);
       expect(jobs[0].n).toBe(0);
+    });
+
+    it('a failed attempt is retried later (back-off), not lost', async () => {
+      const resource = await createResource();
+      const res = await post({ sku: resource.key! }, png(), 'image/png', { ...upload, Prefer: 'respond-async' });
+      expect(res.status).toBe(202);
+      const imageId = res.body.stringExample as string;
+      // What the worker records when an attempt fails.
+      await t.app.get(ImagesRepository).postponeJob(imageId, 'simulated failure');
+      const job = await db.query<{ attempts: number; due: boolean; last_error: string }>(
+        'SELECT attempts, run_after <= now() AS due, last_error FROM image_job WHERE image_id = $1',
+        [imageId],
+      );
+      expect(job).toEqual([{ attempts: 1, due: false, last_error: 'simulated failure' }]);
+      expect(await t.app.get(ImagesWorker).attachPending(100)).toBe(0);
+      expect((await getResource(resource.id)).images).toEqual([]);
+      // Once due again, the next round attaches it.
+      await db.query('UPDATE image_job SET run_after = now() WHERE image_id = $1', [imageId]);
+      expect(await t.app.get(ImagesWorker).attachPending(100)).toBe(1);
+      expect((await getResource(resource.id)).images.map((i) => i.id)).toEqual([imageId]);
     });
 
     it('two workers running at once attach every job exactly once', async () => {
