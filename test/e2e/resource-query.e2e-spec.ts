@@ -324,6 +324,15 @@ describe('GET /{projectKey}/resource/sorted-query-parameters', () => {
       expect(res.body.errors[0].message).toBe(res.body.message);
     });
 
+    it('at most 10 where parameters; NUL characters are refused', async () => {
+      const eleven: Params = Array.from({ length: 11 }, () => ['where', 'key is defined']);
+      const tooMany = await query(eleven);
+      expectErrorEnvelope(tooMany, 400, 'InvalidField');
+      expect(tooMany.body.errors[0]).toMatchObject({ field: 'where', message: 'Malformed parameter: where: may be given at most 10 times.' });
+      expect(names(await query(eleven.slice(1)))).toHaveLength(5);
+      expectErrorEnvelope(await query([['where', 'key = "a\u0000"']]), 400, ['InvalidField', 'InvalidInput']);
+    });
+
     it('an error in the second where is reported too', async () => {
       const res = await query([['where', 'key = "alpha"'], ['where', 'nope']]);
       expectErrorEnvelope(res, 400, 'InvalidInput');
