@@ -29,10 +29,10 @@ export class Search1763700000005 implements MigrationInterface {
     // The embedded database loads both in every opener (embedded-postgres.ts); PostgreSQL ships them in contrib.
     await queryRunner.query(`CREATE EXTENSION IF NOT EXISTS "fuzzystrmatch"`);
     await queryRunner.query(`CREATE EXTENSION IF NOT EXISTS "pg_trgm"`);
-    // With eight vectors a row passes the 2 kB TOAST threshold; MAIN makes PostgreSQL compress the
-    // vectors (read once per match, for ranking) before the document that filters and facets read
-    // many times per row.
-    await queryRunner.query(`ALTER TABLE "resource" ALTER COLUMN "object_type_property" SET STORAGE MAIN`);
+    // With eight vectors a typical row passes the default 2 kB TOAST threshold: PostgreSQL would then
+    // compress the document (decompressed again by every filter and facet that reads it) and move
+    // vectors out of line (an extra index lookup per match when ranking). Rows up to a page stay whole.
+    await queryRunner.query(`ALTER TABLE "resource" SET (toast_tuple_target = 8160)`);
     await queryRunner.query(
       `ALTER TABLE "resource" ${SEARCH_CONFIGS.map((c) => `ADD COLUMN "search_${c}" tsvector GENERATED ALWAYS AS (${vector(c)}) STORED`).join(', ')}`,
     );
@@ -76,6 +76,6 @@ export class Search1763700000005 implements MigrationInterface {
     await queryRunner.query(`DROP FUNCTION IF EXISTS "search_collect_words"()`);
     await queryRunner.query(`DROP TABLE IF EXISTS "search_word"`);
     await queryRunner.query(`ALTER TABLE "resource" ${SEARCH_CONFIGS.map((c) => `DROP COLUMN IF EXISTS "search_${c}"`).join(', ')}`);
-    await queryRunner.query(`ALTER TABLE "resource" ALTER COLUMN "object_type_property" SET STORAGE EXTENDED`);
+    await queryRunner.query(`ALTER TABLE "resource" RESET (toast_tuple_target)`);
   }
 }
