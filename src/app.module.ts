@@ -11,6 +11,7 @@ import { ResourceModule } from './resource/resource.module.js';
 import { SearchModule } from './search/search.module.js';
 import { ImagesModule } from './images/images.module.js';
 import { NamespaceActionsModule } from './namespace-actions/namespace-actions.module.js';
+import { ComplexPathModule } from './complex-path/complex-path.module.js';
 
 @Module({})
 export class AppModule {
@@ -26,6 +27,7 @@ export class AppModule {
         SearchModule,
         ImagesModule,
         NamespaceActionsModule,
+        ComplexPathModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },

@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { RequestBody } from '../common/request-body.js';
+import { FormBody } from '../common/request-body.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { Public } from './access.decorator.js';
 import { IssuedToken } from './token.service.js';
@@ -57,7 +57,7 @@ export class OAuthController {
   @ApiResponse({ status: 400, description: 'invalid_request, unsupported_grant_type or invalid_scope (envelope with error, error_description).' })
   @ApiResponse({ status: 401, description: 'invalid_client.' })
   @ApiErrors(413, 415)
-  issueToken(@Headers('authorization') authorization: string | undefined, @RequestBody() body: unknown, @Res({ passthrough: true }) res: FastifyReply): Promise<IssuedToken> {
+  issueToken(@Headers('authorization') authorization: string | undefined, @FormBody() body: unknown, @Res({ passthrough: true }) res: FastifyReply): Promise<IssuedToken> {
     res.header('Cache-Control', 'no-store');
     return this.oauth.issueToken(authorization, body);
   }
@@ -73,7 +73,7 @@ export class OAuthController {
   @ApiResponse({ status: 400, description: 'invalid_request.' })
   @ApiResponse({ status: 401, description: 'invalid_client.' })
   @ApiErrors(413, 415)
-  introspectToken(@Headers('authorization') authorization: string | undefined, @RequestBody() body: unknown): Promise<Introspection> {
+  introspectToken(@Headers('authorization') authorization: string | undefined, @FormBody() body: unknown): Promise<Introspection> {
     return this.oauth.introspect(authorization, body);
   }
 

@@ -7,7 +7,7 @@ import { ProjectKey } from '../common/project-key.js';
 import { ArrayTestTypeDto } from '../resource/resource.dto.js';
 import { ComplexPathQueryDto, FORM_ECHO_SCHEMA, MAX_KEY_LENGTH, OutOfOrderPropertiesTestTypeDto } from './complex-path.dto.js';
 import { ComplexPathService } from './complex-path.service.js';
-import { JsonRequestBody } from './json-body.decorator.js';
+import { RequestBody } from '../common/request-body.js';
 
 const PATH_PARAMETER = `Percent-decoded; may hold \`=\` and an encoded \`/\` (%2F). 1–${MAX_KEY_LENGTH} characters.`;
 const ECHO =
@@ -49,7 +49,7 @@ export class ComplexPathController {
     @Param('uriParameterOne') uriParameterOne: string,
     @Param('uriParameterTwo') uriParameterTwo: string,
     @Query() query: ComplexPathQueryDto,
-    @JsonRequestBody() body: OutOfOrderPropertiesTestTypeDto,
+    @RequestBody() body: OutOfOrderPropertiesTestTypeDto,
     @Headers('accept') accept: string | undefined,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<string> {

@@ -120,6 +120,7 @@ describe('request bodies', () => {
       ['application/xml', '<resource/>'],
       ['text/csv', 'a,b,c'],
       ['image/png', '\x89PNG\r\n\x1a\n'],
+      ['application/x-www-form-urlencoded', 'objectTypeProperty=x'],
     ])('POST /{pk}/resource with Content-Type %s and a body', async (type, text) => {
       const res = await raw('post', `/${t.projectKey}/resource`, text, type);
       expectEnvelope(res, 415, 'UnsupportedMediaType');
