@@ -176,10 +176,11 @@ function facetSql(facet: FacetExpression, b: Binder): string {
   const counting = facet.countingResources;
   switch (facet.kind) {
     case 'terms': {
-      const order =
-        facet.path.dataType === 'text' ? `(g.v #>> '{}') COLLATE "C"` : facet.path.dataType === 'number' ? '(g.v)::numeric' : 'g.v';
-      // Counted once (grp), then only the first terms sorted (a top-N sort, not a sort of every term).
-      return `(WITH grp AS (SELECT x.v, count(*) AS c${counting ? ', count(DISTINCT x.id) AS rc' : ''} FROM (${rows}) x GROUP BY x.v),
+      const text = facet.path.dataType === 'text';
+      const order = text ? `g.v COLLATE "C"` : facet.path.dataType === 'number' ? '(g.v)::numeric' : 'g.v';
+      // Counted once (grp; strings grouped as text, which hashes faster than jsonb), then only the
+      // first terms sorted (a top-N sort, not a sort of every term).
+      return `(WITH grp AS (SELECT ${text ? `x.v #>> '{}'` : 'x.v'} AS v, count(*) AS c${counting ? ', count(DISTINCT x.id) AS rc' : ''} FROM (${rows}) x GROUP BY 1),
              top AS (SELECT g.*, row_number() OVER (ORDER BY g.c DESC, ${order}) AS n FROM grp g ORDER BY g.c DESC, ${order} LIMIT ${MAX_TERMS})
         SELECT json_build_object('type', 'terms', 'dataType', '${facet.path.dataType}',
           'missing', (SELECT count(*) FROM fac r WHERE NOT (${hasValues(facet.path)})),
@@ -188,27 +189,29 @@ function facetSql(facet: FacetExpression, b: Binder): string {
         FROM (SELECT coalesce(sum(grp.c), 0) AS total FROM grp) t)`;
     }
     case 'range': {
-      // One pass over the values: each range's aggregates are FILTERed by its bounds (ranges may overlap).
-      const aggregates: string[] = [];
-      const objects = facet.ranges.map((range, i) => {
-        const inRange = rangeMatches('y.n', range, b, false);
-        aggregates.push(
-          `count(*) FILTER (WHERE ${inRange}) AS c${i}`,
-          counting ? `count(DISTINCT y.id) FILTER (WHERE ${inRange}) AS rc${i}` : `0 AS rc${i}`,
-          `sum(y.n) FILTER (WHERE ${inRange}) AS t${i}`,
-          `min(y.n) FILTER (WHERE ${inRange}) AS mn${i}`,
-          `max(y.n) FILTER (WHERE ${inRange}) AS mx${i}`,
-          `avg(y.n) FILTER (WHERE ${inRange}) AS av${i}`,
-        );
-        const end = (value: string | undefined) => (value === undefined ? `NULL::numeric` : b.bind(value, 'numeric'));
-        const endText = (value: string | undefined) => (value === undefined ? `'*'` : b.bind(value, 'text'));
-        return `json_build_object('from', ${end(range.from)}, 'fromStr', ${endText(range.from)}, 'to', ${end(range.to)}, 'toStr', ${endText(range.to)}, 'count', s.c${i}${
-          counting ? `, 'resourceCount', s.rc${i}` : ''
-        }, 'total', coalesce(s.t${i}, 0), 'min', s.mn${i}, 'max', s.mx${i}, 'mean', trim_scale(s.av${i}))`;
-      });
+      // One pass over the values: each value is tested once per range (flags), and each range's
+      // aggregates are FILTERed by its flag (ranges may overlap). Comparisons are numeric: exact.
+      const flags = facet.ranges.map((range, i) => `${rangeMatches('y.n', range, b, false)} AS in${i}`);
+      const aggregates = facet.ranges.flatMap((_, i) => [
+        `count(*) FILTER (WHERE z.in${i}) AS c${i}`,
+        counting ? `count(DISTINCT z.id) FILTER (WHERE z.in${i}) AS rc${i}` : `0 AS rc${i}`,
+        `sum(z.n) FILTER (WHERE z.in${i}) AS t${i}`,
+        `min(z.n) FILTER (WHERE z.in${i}) AS mn${i}`,
+        `max(z.n) FILTER (WHERE z.in${i}) AS mx${i}`,
+        `avg(z.n) FILTER (WHERE z.in${i}) AS av${i}`,
+      ]);
+      const end = (value: string | undefined) => (value === undefined ? 'NULL::numeric' : b.bind(value, 'numeric'));
+      const endText = (value: string | undefined) => (value === undefined ? `'*'` : b.bind(value, 'text'));
+      const objects = facet.ranges.map(
+        (range, i) =>
+          `json_build_object('from', ${end(range.from)}, 'fromStr', ${endText(range.from)}, 'to', ${end(range.to)}, 'toStr', ${endText(range.to)}, ` +
+          `'count', s.c${i}${counting ? `, 'resourceCount', s.rc${i}` : ''}, 'total', coalesce(s.t${i}, 0), 'min', s.mn${i}, 'max', s.mx${i}, 'mean', trim_scale(s.av${i}))`,
+      );
       return `(SELECT json_build_object('type', 'range', 'dataType', 'number', 'ranges', json_build_array(${objects.join(', ')}))
         FROM (SELECT ${aggregates.join(', ')}
-              FROM (SELECT x.id, (x.v)::numeric AS n FROM (${rows}) x WHERE jsonb_typeof(x.v) = 'number') y) s)`;
+              FROM (SELECT y.id, y.n, ${flags.join(', ')}
+                    FROM (SELECT x.id, (x.v)::numeric AS n FROM (${rows}) x WHERE jsonb_typeof(x.v) = 'number') y
+                    OFFSET 0) z) s)`; // OFFSET 0: the flags stay computed once, not copied into every FILTER
     }
     case 'filter': {
       const valueItems = facet.items.filter((i) => i.kind !== 'missing');
