@@ -58,7 +58,7 @@ export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private async attachOne(): Promise<boolean> {
     const client = await this.images.connect();
     let imageId: string | undefined;
-    let failed = false;
+    let failure: unknown;
     try {
       await client.query('BEGIN');
       const job = await this.images.claimJob(client);
@@ -72,16 +72,17 @@ export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
       if (outcome === 'resource-gone') this.logger.warn(`image ${job.imageId} dropped: its resource ${job.resourceId} was deleted`);
       return true;
     } catch (error) {
-      failed = true;
+      failure = error;
       await client.query('ROLLBACK').catch(() => undefined);
       if (imageId === undefined) throw error;
-      this.logger.warn(`attaching image ${imageId} failed, will retry: ${describe(error)}`);
-      await this.images.postponeJob(imageId, describe(error));
-      return true;
     } finally {
-      // A connection that failed mid-transaction is closed rather than returned to the pool.
-      client.release(failed);
+      // A connection that failed mid-transaction is closed rather than returned to the pool. It is
+      // released before the job is postponed: on the embedded database the pool has one connection.
+      client.release(failure !== undefined);
     }
+    this.logger.warn(`attaching image ${imageId} failed, will retry: ${describe(failure)}`);
+    await this.images.postponeJob(imageId, describe(failure));
+    return true;
   }
 }
 
