@@ -23,12 +23,17 @@ export interface QueryPlan {
   limit: number;
   offset: number;
   withTotal: boolean;
+  /** Find all matches first (the condition has a GIN containment conjunct), then sort and page them. */
+  matchesFirst: boolean;
 }
 
+/** The columns `sort` may order by: what the matches-first shape keeps of each match. */
+const SORT_COLUMNS = 'r.id, r.key, r.version, r.created_at, r.last_modified_at, r.published, r.some_property, r.second_property_to_update';
+
 /**
- * The SQL of GET /{projectKey}/resource/sorted-query-parameters. The page's rows are chosen by an
- * inner query that only sorts and limits (an index can serve it without building any JSON); the
- * resources of that page alone are then rendered with RESOURCE_JSON and concatenated in order.
+ * The SQL of GET /{projectKey}/resource/sorted-query-parameters. The page's rows are chosen first
+ * (sorting and limiting builds no JSON); the resources of that page alone are then rendered with
+ * RESOURCE_JSON and concatenated in order.
  */
 @Injectable()
 export class ResourceQueryRepository {
@@ -38,11 +43,16 @@ export class ResourceQueryRepository {
     const filter = `r.project_key = $1 AND (${plan.where})`;
     const limit = `$${plan.values.length + 2}::integer`;
     const offset = `$${plan.values.length + 3}::integer`;
-    const total = plan.withTotal ? `, (SELECT count(*) FROM resource r WHERE ${filter})::integer AS total` : '';
-    const text = `
-      SELECT count(*)::integer AS count,
-             '[' || coalesce(string_agg(${RESOURCE_JSON}, ',' ORDER BY ${plan.orderBy}), '') || ']' AS results${total}
-      FROM (SELECT r.* FROM resource r WHERE ${filter} ORDER BY ${plan.orderBy} LIMIT ${limit} OFFSET ${offset}) r`;
+    const aggregate = `count(*)::integer AS count, '[' || coalesce(string_agg(${RESOURCE_JSON}, ',' ORDER BY ${plan.orderBy}), '') || ']' AS results`;
+    // Matches first: one pass through the GIN index yields the matches (few, typically), which are
+    // counted and sorted; otherwise an ordered index can stop at the page, and the count is separate.
+    const text = plan.matchesFirst
+      ? `WITH m AS MATERIALIZED (SELECT ${SORT_COLUMNS} FROM resource r WHERE ${filter}),
+              p AS (SELECT r.id FROM m r ORDER BY ${plan.orderBy} LIMIT ${limit} OFFSET ${offset})
+         SELECT ${aggregate}${plan.withTotal ? ', (SELECT count(*) FROM m)::integer AS total' : ''}
+         FROM resource r WHERE r.project_key = $1 AND r.id IN (SELECT p.id FROM p)`
+      : `SELECT ${aggregate}${plan.withTotal ? `, (SELECT count(*) FROM resource r WHERE ${filter})::integer AS total` : ''}
+         FROM (SELECT r.* FROM resource r WHERE ${filter} ORDER BY ${plan.orderBy} LIMIT ${limit} OFFSET ${offset}) r`;
     try {
       return (await this.db.one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset]))!;
     } catch (error) {

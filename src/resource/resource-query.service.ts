@@ -3,7 +3,7 @@ import { DomainError } from '../common/domain-error.js';
 import { QUERY_LIMITS, ResourceQueryDto } from './query/query.dto.js';
 import { orderBy, parseSort } from './query/sort-expand.js';
 import { PredicateError } from './query/where-parser.js';
-import { SqlParams, Variables, whereToSql } from './query/where-sql.js';
+import { SqlParams, Variables, WhereHints, whereToSql } from './query/where-sql.js';
 import { ResourceQueryRepository } from './resource-query.repository.js';
 
 /** GET /{projectKey}/resource/sorted-query-parameters (CONTRACT.md §5, §10). */
@@ -14,9 +14,10 @@ export class ResourceQueryService {
   /** The page as JSON text `{limit, offset, count, total?, results}`; results are built by PostgreSQL. */
   async query(projectKey: string, query: ResourceQueryDto, variables: Variables): Promise<string> {
     const params = new SqlParams(2);
+    const hints: WhereHints = { containment: false };
     let where: string;
     try {
-      where = whereToSql(query.where ?? [], variables, params, projectKey);
+      where = whereToSql(query.where ?? [], variables, params, projectKey, hints);
     } catch (error) {
       if (error instanceof PredicateError) throw DomainError.invalidInput(`Malformed parameter: where: ${error.message}`);
       throw error;
@@ -31,6 +32,7 @@ export class ResourceQueryService {
       limit,
       offset,
       withTotal,
+      matchesFirst: hints.containment,
     });
     const total = withTotal ? `"total":${page.total},` : '';
     return `{"limit":${limit},"offset":${offset},"count":${page.count},${total}"results":${page.results}}`;

@@ -280,6 +280,23 @@ describe('translateWhere: SQL shapes with bound values', () => {
     expect(translate(text, vars)).toEqual({ sql, values });
   });
 
+  it.each([
+    ['objectTypeProperty(arrayOfStringExample = "x")', true],
+    ['key = "a" and objectTypeProperty(arrayOfStringExample contains any ("x", "y"))', true],
+    ['objectTypeProperty(arrayOfIntExample in (1, 2) and arrayOfIntExample > 0)', true],
+    ['objectTypeProperty(arrayOfObjectType(integerExample = 1 and integerExampleInt32 > 2))', true],
+    ['objectTypeProperty(arrayOfObjectType(integerExample > 1))', false],
+    ['objectTypeProperty(arrayOfIntExample > 5)', false],
+    ['key = "a" or objectTypeProperty(arrayOfStringExample = "x")', false],
+    ['not (objectTypeProperty(arrayOfStringExample = "x"))', false],
+    ['objectTypeProperty(arrayOfIntExample not in (1))', false],
+    ['key = "a"', false],
+  ])('hints: %s → an index containment among the conjuncts: %s', (text, containment) => {
+    const hints = { containment: false };
+    whereToSql([text], new Map(), new SqlParams(2), 'p', hints);
+    expect(hints.containment).toBe(containment);
+  });
+
   it('ANDs several where parameters, numbering placeholders across them', () => {
     const params = new SqlParams(2);
     const sql = whereToSql(['key = "a"', 'version > 1'], new Map(), params, 'p');

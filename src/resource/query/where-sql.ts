@@ -35,9 +35,18 @@ export class SqlParams {
   }
 }
 
+/** What the translation learnt about the condition, for the shape of the query around it. */
+export interface WhereHints {
+  /**
+   * A containment the GIN index answers is one of the condition's conjuncts: the matches are best found
+   * through that index first (a plan that walks an ordered index and filters may read the whole project).
+   */
+  containment: boolean;
+}
+
 /** Parses every `where` text and translates their conjunction; `TRUE` when there is none. */
-export function whereToSql(wheres: readonly string[], variables: Variables, params: SqlParams, projectKey: string): string {
-  const parts = wheres.map((text) => translateWhere(text, parseWhere(text), variables, params, projectKey));
+export function whereToSql(wheres: readonly string[], variables: Variables, params: SqlParams, projectKey: string, hints?: WhereHints): string {
+  const parts = wheres.map((text) => translateWhere(text, parseWhere(text), variables, params, projectKey, hints));
   return parts.length === 0 ? 'TRUE' : parts.map((p) => `(${p})`).join(' AND ');
 }
 
@@ -46,8 +55,11 @@ export function whereToSql(wheres: readonly string[], variables: Variables, para
  * is the project the query runs in: containment is written against the project-tagged document, so the
  * index returns the project's resources only.
  */
-export function translateWhere(text: string, predicate: Predicate, variables: Variables, params: SqlParams, projectKey: string): string {
-  return new Translator(text, variables, params, projectKey).predicate(predicate, 'resource');
+export function translateWhere(text: string, predicate: Predicate, variables: Variables, params: SqlParams, projectKey: string, hints?: WhereHints): string {
+  const translator = new Translator(text, variables, params, projectKey);
+  const sql = translator.predicate(predicate, 'resource');
+  if (hints && translator.containment) hints.containment = true;
+  return sql;
 }
 
 const SQL_OP: Record<CompareOp, string> = { '=': '=', '!=': '<>', '<': '<', '>': '>', '<=': '<=', '>=': '>=' };
@@ -89,15 +101,30 @@ class Translator {
     throw new PredicateError(this.text, at, expected);
   }
 
+  /** Set when an index containment is emitted in a conjunctive position (not under `or` or `not`). */
+  containment = false;
+  private underOrNot = 0;
+
   predicate(node: Predicate, scope: Scope): string {
     switch (node.kind) {
       case 'and':
+        return `(${node.operands.map((p) => this.predicate(p, scope)).join(' AND ')})`;
       case 'or':
-        return `(${node.operands.map((p) => this.predicate(p, scope)).join(node.kind === 'and' ? ' AND ' : ' OR ')})`;
+        return this.within(() => `(${node.operands.map((p) => this.predicate(p, scope)).join(' OR ')})`);
       case 'not':
-        return `((${this.predicate(node.operand, scope)}) IS NOT TRUE)`;
+        return this.within(() => `((${this.predicate(node.operand, scope)}) IS NOT TRUE)`);
       default:
         return this.condition(node, SCOPES[scope].get(node.field)!);
+    }
+  }
+
+  /** Translates the operands of `or` and `not`: nothing there narrows the whole condition. */
+  private within(translate: () => string): string {
+    this.underOrNot++;
+    try {
+      return translate();
+    } finally {
+      this.underOrNot--;
     }
   }
 
@@ -201,6 +228,7 @@ class Translator {
 
   /** objectTypeProperty contains `pattern` (JSON text), through the project's part of the GIN index. */
   private documentContains(pattern: string): string {
+    if (this.underOrNot === 0) this.containment = true;
     return `${PROJECT_DOC} @> ${this.params.bind(`{${JSON.stringify(this.projectKey)}:${pattern}}`, 'jsonb')}`;
   }
 
