@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
 import { Database } from '../../src/database/database.js';
 import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
-import { draft, INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
+import { INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
 import { expectErrorEnvelope, expectNoInternals } from '../support/expect-error.js';
 
 /**

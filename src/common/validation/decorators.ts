@@ -158,11 +158,14 @@ export const Repeatable = (): PropertyDecorator =>
 export const QueryString = (): PropertyDecorator =>
   rule('queryString', (value) => (Array.isArray(value) ? 'may be given only once' : single(value) ? undefined : 'must be text without NUL characters'));
 
+/** Decimal digits with an optional sign and a zero fraction: `5`, `-5`, `5.0`; not `5.5`, `1e3`, `0x10`, ` 5`. */
+const WHOLE = /^[+-]?\d+(?:\.0*)?$/;
+
 /** A whole number from `min` to `max` (`5` and `5.0` count, `5.5` does not). */
 export function WholeNumber(min: number, max: number): PropertyDecorator {
   return applyDecorators(
     Transform(({ value }) => {
-      if (!single(value) || value.trim() === '') return value;
+      if (!single(value) || !WHOLE.test(value)) return value;
       const number = Number(value);
       return Number.isInteger(number) && number >= min && number <= max ? number : value;
     }),
