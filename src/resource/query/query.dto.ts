@@ -24,7 +24,8 @@ const EachValue = (name: string, check: (value: string) => string | undefined): 
 const AtMost = (max: number): PropertyDecorator =>
   rule('repeatedAtMost', (value) => (Array.isArray(value) && value.length > max ? `may be given at most ${max} times` : undefined));
 
-const WHERE_EXAMPLE = 'objectTypeProperty(arrayOfObjectType(integerExample > 5 and integerExampleInt32 = 1)) and key in :keys';
+// The page's "Try it out" sends this as is: it matches the POST example's resource and needs no variable (Swagger UI cannot name `var.<name>`).
+const WHERE_EXAMPLE = 'objectTypeProperty(arrayOfObjectType(integerExample >= 1 and integerExampleInt32 = 2)) and version >= 1';
 
 /**
  * The query parameters of GET /{projectKey}/resource/sorted-query-parameters (CONTRACT.md §5, §10).

@@ -1,0 +1,128 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { createTestApp, TestApp } from '../support/test-app.js';
+import { createApiClient, listenOnFreePort } from '../support/listening-app.js';
+
+/*
+ * The Swagger page as a user drives it (issue 13): Debian's chromium (never a downloaded browser),
+ * headless, opens /docs of the real app listening on a free port, authorizes with an API client's id
+ * and secret (oauth2 client credentials), runs POST /{projectKey}/resource with the example body and
+ * GET /{projectKey}/resource/sorted-query-parameters through "Try it out", and checks the result
+ * through the API. No request may leave the machine. A screenshot goes to test-output/ (ignored), or
+ * to DOCS_SCREENSHOT when set (scripts/screenshot-docs.mjs uses that for docs/swagger.png).
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOT = resolve(process.env.DOCS_SCREENSHOT ?? 'test-output/docs-browser.png');
+const UI_TIMEOUT = 20_000;
+
+describe('the Swagger page in a browser', () => {
+  let t: TestApp;
+  let baseUrl: string;
+  let browser: Browser;
+  let page: Page;
+  let client: { id: string; secret: string };
+  const requested: string[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    // Fails loudly (no skip) when the browser is missing: .ci/run installs it with apt-get.
+    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install it with 'apt-get install -y chromium'.`);
+    t = await createTestApp();
+    baseUrl = await listenOnFreePort(t);
+    client = await createApiClient(t, 'manage_test view_test');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(UI_TIMEOUT);
+    page.on('request', (request) => requested.push(request.url()));
+    page.on('pageerror', (error) => pageErrors.push(String(error)));
+    await page.goto(`${baseUrl}/docs`, { waitUntil: 'load' });
+    await page.locator('.swagger-ui .information-container .title').waitFor();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** The operation block of `method path` (deep links give each block the id operations-<tag>-<operationId>). */
+  const operation = (tag: string, operationId: string) => page.locator(`#operations-${tag}-${operationId}`);
+
+  async function execute(tag: string, operationId: string): Promise<string> {
+    const block = operation(tag, operationId);
+    await block.locator('.opblock-summary').first().click();
+    await block.locator('button.try-out__btn').click();
+    await block.locator('tr[data-param-name="projectKey"] input').fill(t.projectKey);
+    await block.locator('button.execute').click();
+    const status = block.locator('.live-responses-table .response .response-col_status').first();
+    await status.waitFor();
+    return (await status.innerText()).trim();
+  }
+
+  it('shows the service title, its description and the operations grouped in the spec order', async () => {
+    await expect(page.title()).resolves.toMatch(/Generic Project-Scoped Resource API/);
+    await expect(page.locator('.information-container .title').innerText()).resolves.toMatch(/Generic Project-Scoped Resource API/);
+    const tags = await page.locator('.opblock-tag-section h3 .opblock-tag, .opblock-tag-section h3').evaluateAll((nodes) =>
+      nodes.map((n) => (n.getAttribute('data-tag') ?? n.textContent ?? '').trim()),
+    );
+    const names = tags.map((text) => text.split(/\s/)[0]).filter(Boolean);
+    const order = ['resource', 'search', 'complex-path', 'images', 'namespace-actions', 'oauth', 'api-clients', 'health'];
+    expect(names.filter((n) => order.includes(n)).filter((n, i, all) => all.indexOf(n) === i)).toEqual(order);
+  });
+
+  it('selects this server first', async () => {
+    const selected = await page.locator('.servers select').inputValue();
+    expect(selected).toBe(baseUrl);
+  });
+
+  it('authorizes with the client id and secret (oauth2 client credentials)', async () => {
+    await page.locator('.auth-wrapper button.authorize').click();
+    const modal = page.locator('.dialog-ux .modal-ux');
+    await modal.waitFor();
+    const oauth = modal.locator('.auth-container').filter({ has: page.locator('#client_id_clientCredentials') });
+    await oauth.locator('#client_id_clientCredentials').fill(client.id);
+    await oauth.locator('#client_secret_clientCredentials').fill(client.secret);
+    const tokenResponse = page.waitForResponse((response) => response.url() === `${baseUrl}/oauth/token`);
+    await oauth.locator('button.authorize').click();
+    const answered = await tokenResponse;
+    expect({ status: answered.status(), request: answered.request().postData(), body: await answered.text() }).toMatchObject({ status: 200 });
+    // Swagger UI shows the oauth2 form as authorized (Logout instead of Authorize) once it holds the token.
+    await modal.locator('button:has-text("Logout")').waitFor();
+    await expect(modal.locator('button:has-text("Logout")').count()).resolves.toBe(1);
+    await expect(modal.locator('.auth-container').filter({ hasText: 'oauth2' }).innerText()).resolves.toMatch(/Authorized/);
+    await expect(modal.locator('.errors').count()).resolves.toBe(0);
+    await modal.locator('button.close-modal').click();
+  });
+
+  it('creates a resource with the example body through "Try it out" (201)', async () => {
+    await expect(execute('resource', 'createResource')).resolves.toBe('201');
+    const body = await operation('resource', 'createResource').locator('.live-responses-table .response-col_description pre').first().innerText();
+    expect(body).toMatch(/"key":\s*"example-1"/);
+
+    const res = await t.http.get(`/${t.projectKey}/resource/key=example-1`).set(await t.auth('view_test'));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ key: 'example-1', version: 1, published: true });
+  });
+
+  it('queries the resources through "Try it out" (200 with the created resource)', async () => {
+    await expect(execute('resource', 'queryResourcesWithPredicates')).resolves.toBe('200');
+    const body = await operation('resource', 'queryResourcesWithPredicates').locator('.live-responses-table .response-col_description pre').first().innerText();
+    expect(body).toMatch(/"key":\s*"example-1"/);
+  });
+
+  it('sent no request off this server and raised no page error; saves a screenshot', async () => {
+    const offServer = requested.filter((url) => !url.startsWith(`${baseUrl}/`) && !url.startsWith('data:') && !url.startsWith('blob:'));
+    expect(offServer).toEqual([]);
+    expect(requested).toEqual(expect.arrayContaining([`${baseUrl}/oauth/token`, `${baseUrl}/${t.projectKey}/resource`]));
+    expect(pageErrors).toEqual([]);
+    mkdirSync(dirname(SCREENSHOT), { recursive: true });
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: SCREENSHOT });
+    expect(existsSync(SCREENSHOT)).toBe(true);
+  });
+});
