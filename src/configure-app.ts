@@ -253,7 +253,7 @@ function setupOpenApi(app: INestApplication, config: AppConfig): void {
       filter: true,
       docExpansion: 'list',
       defaultModelsExpandDepth: 0,
-      // The tags' order is the document's (spec order); operations keep their declaration order.
+      // No tagsSorter: the tags keep the document's (spec) order.
       // Swagger UI would otherwise send the document to validator.swagger.io: nothing leaves the machine.
       validatorUrl: null,
     },

@@ -2,7 +2,7 @@ import { Controller, Get, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { FormBody } from '../common/request-body.js';
-import { ApiErrors } from '../common/error.dto.js';
+import { ApiErrors, ErrorResponseDto } from '../common/error.dto.js';
 import { Public } from './access.decorator.js';
 import { IssuedToken } from './token.service.js';
 import { Introspection, OAuthService } from './oauth.service.js';
@@ -53,9 +53,9 @@ export class OAuthController {
   @ApiBasicAuth('basic')
   @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
   @ApiBody({ type: TokenRequestDto })
-  @ApiResponse({ status: 200, type: TokenResponseDto })
-  @ApiResponse({ status: 400, description: 'invalid_request, unsupported_grant_type or invalid_scope (envelope with error, error_description).' })
-  @ApiResponse({ status: 401, description: 'invalid_client.' })
+  @ApiResponse({ status: 200, description: 'The access token (`Cache-Control: no-store`).', type: TokenResponseDto })
+  @ApiResponse({ status: 400, description: 'invalid_request, unsupported_grant_type or invalid_scope (envelope with error, error_description).', type: ErrorResponseDto })
+  @ApiResponse({ status: 401, description: 'invalid_client.', type: ErrorResponseDto })
   @ApiErrors(413, 415)
   issueToken(@Headers('authorization') authorization: string | undefined, @FormBody() body: unknown, @Res({ passthrough: true }) res: FastifyReply): Promise<IssuedToken> {
     res.header('Cache-Control', 'no-store');
@@ -69,9 +69,9 @@ export class OAuthController {
   @ApiBasicAuth('basic')
   @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
   @ApiBody({ type: IntrospectRequestDto })
-  @ApiResponse({ status: 200, type: IntrospectionDto })
-  @ApiResponse({ status: 400, description: 'invalid_request.' })
-  @ApiResponse({ status: 401, description: 'invalid_client.' })
+  @ApiResponse({ status: 200, description: 'The RFC 7662 introspection of the token.', type: IntrospectionDto })
+  @ApiResponse({ status: 400, description: 'invalid_request.', type: ErrorResponseDto })
+  @ApiResponse({ status: 401, description: 'invalid_client.', type: ErrorResponseDto })
   @ApiErrors(413, 415)
   introspectToken(@Headers('authorization') authorization: string | undefined, @FormBody() body: unknown): Promise<Introspection> {
     return this.oauth.introspect(authorization, body);

@@ -311,7 +311,7 @@ export class SetKeyAction extends UpdateActionDto {
 
   @IsOptional()
   @Key()
-  @ApiPropertyOptional({ ...KEY_DOC, nullable: true, description: 'Absent or null removes the key.' })
+  @ApiPropertyOptional({ ...KEY_DOC, type: 'string', nullable: true, description: 'Absent or null removes the key.' })
   key?: string | null;
 }
 

@@ -71,14 +71,71 @@ describe('GET /openapi.json', () => {
     expect((api as { openapi?: string }).openapi).toMatch(/^3\./);
   });
 
-  it("has the templated public address as its first server, with region and cloudProvider variables", () => {
-    expect(doc.servers?.length).toBeGreaterThanOrEqual(1);
-    const server = doc.servers![0];
+  it('lists first the server the document was loaded from, then the templated public address with its variables', async () => {
+    // Issue 13: "Try it out" must reach this server with no configuration (supersedes "templated first").
+    const res = await t.http.get('/openapi.json').set('Host', 'localhost:8123');
+    const servers = (res.body as OpenApiDoc).servers!;
+    expect(servers[0].url).toBe('http://localhost:8123');
+    const tokenUrl = (res.body as { components: { securitySchemes: Record<string, { flows?: { clientCredentials?: { tokenUrl: string } } }> } })
+      .components.securitySchemes.oauth2.flows!.clientCredentials!.tokenUrl;
+    expect(tokenUrl).toBe('http://localhost:8123/oauth/token');
+    const server = servers[1];
     expect(server.url).toBe('https://api.{region}.{cloudProvider}.{domain}');
     expect(server.variables).toBeDefined();
     expect(Object.keys(server.variables!)).toEqual(expect.arrayContaining(['region', 'cloudProvider']));
     expect(typeof server.variables!.region.default).toBe('string');
     expect(typeof server.variables!.cloudProvider.default).toBe('string');
+    // The page gets the same document (its init script embeds it).
+    const init = await t.http.get('/docs/swagger-ui-init.js').set('Host', 'localhost:8123');
+    expect(init.text).toContain('"url": "http://localhost:8123"');
+  });
+
+  it('groups the operations in the spec order, then OAuth, API clients and health', () => {
+    const tags = ((doc as unknown as { tags: Array<{ name: string; description?: string }> }).tags ?? []);
+    expect(tags.map((tag) => tag.name)).toEqual(['resource', 'search', 'complex-path', 'images', 'namespace-actions', 'oauth', 'api-clients', 'health']);
+    for (const tag of tags) expect(tag.description).toEqual(expect.any(String));
+  });
+
+  it('gives every operation a summary and a description naming its access, and a media type on every response with a body', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item) as Array<[string, Operation & { summary?: string; description?: string }]>) {
+        if (!HTTP_METHODS.includes(method)) continue;
+        expect({ path, method, summary: typeof operation.summary }).toEqual({ path, method, summary: 'string' });
+        expect({ path, method, description: operation.description }).toEqual({ path, method, description: expect.stringMatching(/\*\*(Scopes|Access|Authentication):\*\*/) });
+        for (const [status, response] of Object.entries(operation.responses ?? {}) as Array<[string, { content?: Record<string, { schema?: unknown }> }]>) {
+          if (method === 'head' || ['204', '304'].includes(status) || !response.content) continue;
+          for (const [mediaType, content] of Object.entries(response.content)) expect({ path, method, status, mediaType, schema: content.schema !== undefined }).toMatchObject({ schema: true });
+        }
+      }
+    }
+  });
+
+  it('gives the page request examples from valid payloads', () => {
+    const body = (path: string, method: string) =>
+      (doc.paths[path][method] as unknown as { requestBody: { content: Record<string, { examples?: Record<string, { value: Record<string, unknown> }> }> } }).requestBody.content['application/json'].examples!;
+    expect(Object.values(body('/{projectKey}/resource', 'post'))[0].value).toMatchObject({ objectTypeProperty: { arrayOfTwonumbersExample: [1.5, 2.5] } });
+    const update = Object.values(body('/{projectKey}/resource/{id}', 'post'))[0].value as { actions: Array<{ action: string }> };
+    expect(update.actions.map((a) => a.action)).toEqual(['doSomeThing', 'changeSomeProperty']);
+    const complexPath = Object.keys(doc.paths).find((path) => path.includes('artificially-complex'))!;
+    expect(Object.values(body(complexPath, 'post'))[0].value).toMatchObject({ id: 'record-1', createdBy: { firstName: 'Ada' } });
+  });
+
+  it('keeps every optional request member optional for generated clients (no default in a request body schema)', async () => {
+    const deref = (await swaggerParser('dereference', doc)) as OpenApiDoc;
+    const withDefault: string[] = [];
+    const visit = (schema: unknown, where: string, depth = 0): void => {
+      if (!schema || typeof schema !== 'object' || depth > 12) return;
+      const s = schema as { default?: unknown; properties?: Record<string, unknown>; items?: unknown; oneOf?: unknown[]; anyOf?: unknown[]; allOf?: unknown[] };
+      if (s.default !== undefined) withDefault.push(where);
+      for (const [name, member] of Object.entries(s.properties ?? {})) visit(member, `${where}.${name}`, depth + 1);
+      for (const part of [s.items, ...(s.oneOf ?? []), ...(s.anyOf ?? []), ...(s.allOf ?? [])]) visit(part, where, depth + 1);
+    };
+    for (const [path, item] of Object.entries(deref.paths)) {
+      for (const [method, operation] of Object.entries(item) as Array<[string, { requestBody?: { content?: Record<string, { schema?: unknown }> } }]>) {
+        for (const [mediaType, content] of Object.entries(operation.requestBody?.content ?? {})) visit(content.schema, `${method} ${path} ${mediaType}`);
+      }
+    }
+    expect(withDefault).toEqual([]);
   });
 
   // Status codes the spec (part 4) and the contract (§2–§4, §10) give each implemented operation.
@@ -188,6 +245,22 @@ describe('GET /openapi.json', () => {
   });
 });
 
+describe('GET /openapi.json with PUBLIC_BASE_URL', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ PUBLIC_BASE_URL: 'https://api.eu.gcp.example.com' });
+  });
+  afterAll(() => t.close());
+
+  it('lists PUBLIC_BASE_URL first whatever the request host, with its token URL', async () => {
+    const res = await t.http.get('/openapi.json').set('Host', 'localhost:8123');
+    expect(res.status).toBe(200);
+    const body = res.body as OpenApiDoc & { components: { securitySchemes: Record<string, { flows?: { clientCredentials?: { tokenUrl: string } } }> } };
+    expect(body.servers!.map((s) => s.url)).toEqual(['https://api.eu.gcp.example.com', 'https://api.{region}.{cloudProvider}.{domain}']);
+    expect(body.components.securitySchemes.oauth2.flows!.clientCredentials!.tokenUrl).toBe('https://api.eu.gcp.example.com/oauth/token');
+  });
+});
+
 describe('GET /openapi.json with the host check configured', () => {
   let t: TestApp;
   const host = 'api.eu.gcp.example.com';
@@ -199,7 +272,9 @@ describe('GET /openapi.json with the host check configured', () => {
   it('lists the configured regions and providers as the server variables', async () => {
     const res = await t.http.get('/openapi.json').set('Host', host);
     expect(res.status).toBe(200);
-    const server = (res.body as OpenApiDoc).servers![0];
+    const servers = (res.body as OpenApiDoc).servers!;
+    expect(servers[0].url).toBe(`http://${host}`);
+    const server = servers[1];
     expect(server.url).toBe('https://api.{region}.{cloudProvider}.{domain}');
     expect(server.variables!.region).toMatchObject({ default: 'eu', enum: ['eu', 'us'] });
     expect(server.variables!.cloudProvider).toMatchObject({ default: 'gcp', enum: ['gcp', 'aws'] });
