@@ -66,12 +66,31 @@ function withinDepth<T>(run: () => T): T {
   }
 }
 
+/** Per query DTO: whether no parameters at all is valid (nothing required). Computed once. */
+const emptyQueryValid = new WeakMap<object, boolean>();
+
 /** Converts and validates query parameters against a DTO class; unknown parameters are dropped. */
 export function validateQuery<T extends object>(dto: DtoClass<T>, query: unknown): T {
+  // Most reads carry no query string: when the class accepts none, its defaults are the answer, and
+  // validating the same empty instance again would cost about 10 µs per request on the hot path.
+  if (isEmpty(query)) {
+    let valid = emptyQueryValid.get(dto);
+    if (valid === undefined) {
+      valid = validateSync(new dto(), QUERY_OPTIONS).length === 0;
+      emptyQueryValid.set(dto, valid);
+    }
+    if (valid) return new dto();
+  }
   const instance = plainToInstance(dto, query ?? {});
   const details = toErrorDetails(validateSync(instance, QUERY_OPTIONS), 'query');
   if (details.length > 0) throw violationError(dto, details);
   return instance;
+}
+
+function isEmpty(query: unknown): boolean {
+  if (query === undefined || query === null) return true;
+  for (const _ in query as object) return false;
+  return true;
 }
 
 function violationError(dto: DtoClass, all: ErrorDetail[]): DomainError {
