@@ -8,6 +8,7 @@ import { sendErrorEnvelope } from './common/error-envelope.filter.js';
 import { DomainError } from './common/domain-error.js';
 import { ErrorCode } from './common/error-code.js';
 import { SCOPE_NAMES } from './auth/scopes.js';
+import { ACTION_CLASSES } from './resource/resource.dto.js';
 
 /**
  * The HTTP server: Nest on Fastify (see the note on the performance issue: on these machines Nest on
@@ -130,7 +131,20 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig) {
   const order = new Map(OPENAPI_TAGS.map(([name], index) => [name, index]));
   document.tags = [...(document.tags ?? [])].sort((a, b) => (order.get(a.name) ?? order.size) - (order.get(b.name) ?? order.size));
   completeOperations(document);
+  narrowUpdateActions(document);
   return document;
+}
+
+/**
+ * Each update action's schema names its own `action` value (the classes inherit the list of all
+ * names), so `actions` is a discriminated union for generated clients: `{action: 'changeSomeProperty'}`
+ * without `someProperty` does not type-check.
+ */
+function narrowUpdateActions(document: OpenAPIObject): void {
+  for (const [name, actionClass] of Object.entries(ACTION_CLASSES)) {
+    const schema = document.components?.schemas?.[actionClass.name] as { properties?: Record<string, unknown> } | undefined;
+    if (schema?.properties?.action) schema.properties.action = { type: 'string', enum: [name] };
+  }
 }
 
 /** A valid ObjectTestTypeDraft (spec part 2): what "Try it out" sends to POST, PUT and PATCH /resource. */
