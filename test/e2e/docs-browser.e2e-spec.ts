@@ -53,11 +53,13 @@ describe('the Swagger page in a browser', () => {
   /** The operation block of `method path` (deep links give each block the id operations-<tag>-<operationId>). */
   const operation = (tag: string, operationId: string) => page.locator(`#operations-${tag}-${operationId}`);
 
-  async function execute(tag: string, operationId: string): Promise<string> {
+  async function execute(tag: string, operationId: string, params: Record<string, string> = {}): Promise<string> {
     const block = operation(tag, operationId);
     await block.locator('.opblock-summary').first().click();
     await block.locator('button.try-out__btn').click();
-    await block.locator('tr[data-param-name="projectKey"] input').fill(t.projectKey);
+    for (const [name, value] of Object.entries({ projectKey: t.projectKey, ...params })) {
+      await block.locator(`tr[data-param-name="${name}"] input`).fill(value);
+    }
     await block.locator('button.execute').click();
     const status = block.locator('.live-responses-table .response .response-col_status').first();
     await status.waitFor();
@@ -113,6 +115,21 @@ describe('the Swagger page in a browser', () => {
     await expect(execute('resource', 'queryResourcesWithPredicates')).resolves.toBe('200');
     const body = await operation('resource', 'queryResourcesWithPredicates').locator('.live-responses-table .response-col_description pre').first().innerText();
     expect(body).toMatch(/"key":\s*"example-1"/);
+  });
+
+  it('authorizes with a pasted bearer token instead, and reads the resource by key (200)', async () => {
+    const token = (await t.auth('view_test')).Authorization.replace(/^Bearer /, '');
+    await page.locator('.auth-wrapper button.authorize').click();
+    const modal = page.locator('.dialog-ux .modal-ux');
+    await modal.locator('button:has-text("Logout")').click();
+    const bearer = modal.locator('.auth-container').filter({ hasText: 'bearer' });
+    await bearer.locator('input').fill(token);
+    await bearer.locator('button.authorize').click();
+    await bearer.locator('button:has-text("Logout")').waitFor();
+    await modal.locator('button.close-modal').click();
+    const tokenUsed = page.waitForRequest((request) => request.url().includes('/resource/key=example-1'));
+    await expect(execute('resource', 'getResourceByKey', { key: 'example-1' })).resolves.toBe('200');
+    expect((await tokenUsed).headers().authorization).toBe(`Bearer ${token}`);
   });
 
   it('sent no request off this server and raised no page error; saves a screenshot', async () => {
