@@ -229,6 +229,22 @@ describe('GET /openapi.json', () => {
     expect(res.text).toMatch(/swagger/i);
   });
 
+  it('serves the page from local assets only, with the online validator off', async () => {
+    const html = (await t.http.get('/docs')).text;
+    const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(references.length).toBeGreaterThan(0);
+    expect(references.filter((ref) => /^(https?:)?\/\//.test(ref))).toEqual([]);
+    const init = (await t.http.get('/docs/swagger-ui-init.js')).text;
+    expect(init).toMatch(/"validatorUrl":\s*null/);
+    expect(init).toMatch(/"persistAuthorization":\s*true/);
+  });
+
+  it('names each update action in its own schema (a discriminated union for generated clients)', () => {
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { properties: { action: { enum: string[] } } }> } }).components.schemas;
+    expect(schemas.DoSomeThingAction.properties.action.enum).toEqual(['doSomeThing']);
+    expect(schemas.ChangeSomePropertyAction.properties.action.enum).toEqual(['changeSomeProperty']);
+  });
+
   it('documents every route registered in the HTTP server', () => {
     const routes = registeredRoutes(t).filter(({ path }) => !path.startsWith('/docs') && path !== '/openapi.json');
     expect(routes.length).toBeGreaterThanOrEqual(DOCUMENTED.length);
