@@ -17,12 +17,11 @@
 // The first five use the default withTotal=true (the count is part of the cost). Then it prints EXPLAIN
 // (ANALYZE) of the exact SQL the service runs for the first four (captured from the built service's own
 // query code), to show which indexes serve them.
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { fetchToken, startService } from './service.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -34,6 +33,7 @@ const PROJECT = 'bench-query';
 const OTHER_PROJECT = 'bench-query-other';
 const CLIENT_ID = 'bench-query-client';
 const CLIENT_SECRET = 'bench-query-secret-0123456789';
+const CLIENT = { projectKey: PROJECT, id: CLIENT_ID, secret: CLIENT_SECRET, scopes: `manage_test:${PROJECT} view_test:${PROJECT}` };
 const TARGET_P95_MS = 25;
 const WORDS = 2000;
 const VERSIONS = 50;
@@ -98,64 +98,6 @@ async function seedProject(client, project, seed) {
   return true;
 }
 
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-async function startService() {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(SERVICE_DIST, 'src/main.js')], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATABASE_URL,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      RATE_LIMIT_PER_MINUTE: '0',
-      LOG_LEVEL: 'warn',
-      BOOTSTRAP_PROJECT_KEY: PROJECT,
-      BOOTSTRAP_CLIENT_ID: CLIENT_ID,
-      BOOTSTRAP_CLIENT_SECRET: CLIENT_SECRET,
-      BOOTSTRAP_SCOPES: `manage_test:${PROJECT} view_test:${PROJECT}`,
-    },
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output = (output + d).slice(-8000)));
-  child.stderr.on('data', (d) => (output = (output + d).slice(-8000)));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`service exited:\n${output}`);
-    try {
-      if ((await fetch(`${url}/health/ready`)).ok) return { child, url };
-    } catch {}
-    await sleep(200);
-  }
-  child.kill('SIGKILL');
-  throw new Error(`service not ready:\n${output}`);
-}
-
-async function token(url) {
-  const res = await fetch(`${url}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: 'grant_type=client_credentials',
-  });
-  if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`);
-  return (await res.json()).access_token;
-}
 
 /** Each scenario: the query parameters of request i, as [name, value] pairs. */
 function scenarios(deepIds) {
@@ -243,7 +185,7 @@ async function capturedSql(params) {
 const client = new pg.Client({ connectionString: DATABASE_URL });
 let service;
 try {
-  service = await startService();
+  service = await startService({ dist: SERVICE_DIST, databaseUrl: DATABASE_URL, client: CLIENT });
   log(`service ready at ${service.url} (${SERVICE_DIST})`);
   await client.connect();
   const seeded = (await seedProject(client, PROJECT, 42)) | (await seedProject(client, OTHER_PROJECT, 43));
@@ -252,7 +194,7 @@ try {
     `SELECT id::text FROM resource WHERE project_key = $1 ORDER BY id OFFSET $2 LIMIT 200`,
     [PROJECT, Math.floor(COUNT * 0.9)],
   );
-  const auth = await token(service.url);
+  const auth = await fetchToken(service.url, CLIENT);
   const all = scenarios(deep.map((row) => row.id));
   const results = [];
   for (const [name, build] of Object.entries(all)) results.push(await measure(service.url, auth, name, build));

@@ -12,14 +12,10 @@
 // SEARCH_BENCH_SLOWEST=<n> logs the n slowest requests of each scenario.
 // Texts are English sentences drawn from a Zipf distribution over ~400 common words, so a query word
 // matches a realistic share of the resources (the mean `total` per scenario is printed too).
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { fetchToken, startService } from './service.mjs';
 
-const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const DATABASE_URL = process.env.DATABASE_URL;
 const SERVICE_DIST = process.env.SERVICE_DIST ?? 'dist';
 const COUNT = Number(process.env.SEARCH_BENCH_COUNT ?? 100_000);
@@ -28,6 +24,7 @@ const WARMUP = 30;
 const PROJECT = 'bench-search';
 const CLIENT_ID = 'bench-search-client';
 const CLIENT_SECRET = 'bench-search-secret-0123456789';
+const CLIENT = { projectKey: PROJECT, id: CLIENT_ID, secret: CLIENT_SECRET, scopes: `manage_test:${PROJECT} view_test:${PROJECT}` };
 const TARGET_P95_MS = 50;
 
 if (!DATABASE_URL) {
@@ -132,64 +129,6 @@ function log(message) {
   process.stderr.write(`[search-bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startService() {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(SERVICE_DIST, 'src/main.js')], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATABASE_URL,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      RATE_LIMIT_PER_MINUTE: '0',
-      LOG_LEVEL: 'warn',
-      BOOTSTRAP_PROJECT_KEY: PROJECT,
-      BOOTSTRAP_CLIENT_ID: CLIENT_ID,
-      BOOTSTRAP_CLIENT_SECRET: CLIENT_SECRET,
-      BOOTSTRAP_SCOPES: `manage_test:${PROJECT} view_test:${PROJECT}`,
-    },
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output = (output + d).slice(-8000)));
-  child.stderr.on('data', (d) => (output = (output + d).slice(-8000)));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`service exited:\n${output}`);
-    try {
-      if ((await fetch(`${url}/health/ready`)).ok) return { child, url };
-    } catch {}
-    await sleep(200);
-  }
-  child.kill('SIGKILL');
-  throw new Error(`service not ready:\n${output}`);
-}
-
-async function token(url) {
-  const res = await fetch(`${url}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: 'grant_type=client_credentials',
-  });
-  if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`);
-  return (await res.json()).access_token;
-}
 
 /** Words of mid frequency (ranks 40–240 of the Zipf list) and one-typo variants of them. */
 const QUERY_WORDS = WORDS.slice(40, 240).filter((w) => w.length >= 5);
@@ -237,11 +176,11 @@ async function measure(url, auth, name, build) {
 const client = new pg.Client({ connectionString: DATABASE_URL });
 let service;
 try {
-  service = await startService();
+  service = await startService({ dist: SERVICE_DIST, databaseUrl: DATABASE_URL, client: CLIENT });
   log(`service ready at ${service.url} (${SERVICE_DIST})`);
   await client.connect();
   await seed(client);
-  const auth = await token(service.url);
+  const auth = await fetchToken(service.url, CLIENT);
   const results = [];
   for (const [name, build] of Object.entries(SCENARIOS)) results.push(await measure(service.url, auth, name, build));
   console.log(`\nsearchApiPattern over ${COUNT} resources, ${REQUESTS} sequential requests per scenario (after ${WARMUP} warm-up):`);

@@ -1,0 +1,75 @@
+// Shared by the endpoint benchmarks: start the built service on a free port with a bootstrap client,
+// wait until it is ready, and get a token for that client.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * `node <dist>/src/main.js` on PostgreSQL (`databaseUrl`), with the rate limit off and a bootstrap
+ * client `client` ({projectKey, id, secret, scopes}); `env` adds variables. Resolves when
+ * /health/ready answers 200, with the child and its base URL.
+ */
+export async function startService({ dist, databaseUrl, client, env = {} }) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(dist, 'src/main.js')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'warn',
+      BOOTSTRAP_PROJECT_KEY: client.projectKey,
+      BOOTSTRAP_CLIENT_ID: client.id,
+      BOOTSTRAP_CLIENT_SECRET: client.secret,
+      BOOTSTRAP_SCOPES: client.scopes,
+      ...env,
+    },
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output = (output + d).slice(-8000)));
+  child.stderr.on('data', (d) => (output = (output + d).slice(-8000)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`service exited:\n${output}`);
+    try {
+      if ((await fetch(`${url}/health/ready`)).ok) return { child, url };
+    } catch {}
+    await sleep(200);
+  }
+  child.kill('SIGKILL');
+  throw new Error(`service not ready:\n${output}`);
+}
+
+/** A token of the client credentials grant. */
+export async function fetchToken(url, { id, secret }) {
+  const res = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials',
+  });
+  if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`);
+  return (await res.json()).access_token;
+}
