@@ -9,113 +9,20 @@
  *    start (lock file) while the first keeps serving; once the first stops, the directory opens again.
  * Requests carry a bearer token when the server has a token endpoint (bootstrap client from BOOTSTRAP_*).
  */
-import { spawn, ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
 import { draft } from '../support/fixtures.js';
+import { authHeader as tokenFor, bootstrapEnv, call, deadline, freePort, ServerProcess, START_TIMEOUT_MS } from '../support/server-process.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
-const PROJECT = 'multi';
-const CLIENT_ID = 'multi-client';
-// Fixed: the bootstrap client is created only when absent, so a reused database keeps the first secret.
-const CLIENT_SECRET = 'multi-process-test-secret';
-const SCOPES = `manage_test:${PROJECT} view_test:${PROJECT}`;
-const START_TIMEOUT_MS = 90_000;
+const CLIENT = { projectKey: 'multi', clientId: 'multi-client', clientSecret: 'multi-process-test-secret' };
+const PROJECT = CLIENT.projectKey;
 
 /** Per hook and test: server start-ups (PGlite takes seconds on a fresh directory) dominate. */
 const TIMEOUT_MS = 180_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** A timeout for `Promise.race` that does not keep the process alive once the race is decided. */
-const deadline = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
-
-/** One `node dist/src/main.js` child with its own port, its output kept for diagnostics. */
-class ServerProcess {
-  readonly child: ChildProcess;
-  readonly base: string;
-  output = '';
-  exitCode: number | null | undefined = undefined;
-  exitSignal: NodeJS.Signals | null = null;
-  readonly exited: Promise<number | null>;
-
-  constructor(
-    readonly name: string,
-    readonly port: number,
-    env: Record<string, string | undefined>,
-  ) {
-    this.base = `http://127.0.0.1:${port}`;
-    const childEnv: Record<string, string> = {};
-    for (const [name, value] of Object.entries({ ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' })) {
-      if (value !== undefined) childEnv[name] = value;
-    }
-    delete childEnv.NODE_OPTIONS; // Jest's --experimental-vm-modules is not the server's business
-    this.child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    const keep = (chunk: Buffer) => {
-      if (this.output.length < 200_000) this.output += chunk.toString('utf8');
-    };
-    this.child.stdout!.on('data', keep);
-    this.child.stderr!.on('data', keep);
-    this.exited = new Promise((resolve) => {
-      this.child.once('exit', (code, signal) => {
-        this.exitCode = code;
-        this.exitSignal = signal;
-        resolve(code);
-      });
-    });
-  }
-
-  get running(): boolean {
-    return this.exitCode === undefined;
-  }
-
-  describe(): string {
-    return `${this.name} (port ${this.port}, exit ${String(this.exitCode)} ${String(this.exitSignal)}):\n${this.output.slice(-4000)}`;
-  }
-
-  async waitReady(timeoutMs = START_TIMEOUT_MS): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (!this.running) throw new Error(`server exited before it was ready: ${this.describe()}`);
-      try {
-        const res = await fetch(`${this.base}/health/ready`, { signal: AbortSignal.timeout(2_000) });
-        if (res.status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      await sleep(200);
-    }
-    throw new Error(`server not ready within ${timeoutMs} ms: ${this.describe()}`);
-  }
-
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.child.kill('SIGTERM');
-    const stopped = await Promise.race([this.exited.then(() => true), deadline(15_000).then(() => false)]);
-    if (!stopped) {
-      this.child.kill('SIGKILL');
-      await this.exited;
-    }
-  }
-}
 
 const children: ServerProcess[] = [];
 async function startServer(name: string, env: Record<string, string | undefined>): Promise<ServerProcess> {
@@ -128,48 +35,7 @@ afterAll(async () => {
   await Promise.all(children.map((child) => child.stop()));
 }, TIMEOUT_MS);
 
-/**
- * Authorization header for the bootstrap client: a bearer token from POST /oauth/token, or none while
- * the server has no token endpoint (404).
- */
-async function authHeader(server: ServerProcess): Promise<Record<string, string>> {
-  const res = await fetch(`${server.base}/oauth/token`, {
-    method: 'POST',
-    headers: {
-      Authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
-      'Content-Type': 'application/x-www-form-urlencoded',
-    },
-    body: 'grant_type=client_credentials',
-  });
-  if (res.status === 404) return {};
-  const body = (await res.json()) as { access_token?: string };
-  if (res.status !== 200 || !body.access_token) {
-    throw new Error(`POST /oauth/token answered ${res.status}: ${JSON.stringify(body)}`);
-  }
-  return { Authorization: `Bearer ${body.access_token}` };
-}
-
-interface Answer {
-  status: number;
-  body: any;
-  headers: Headers;
-}
-
-async function call(
-  server: ServerProcess,
-  method: string,
-  path: string,
-  auth: Record<string, string>,
-  body?: unknown,
-): Promise<Answer> {
-  const res = await fetch(`${server.base}${path}`, {
-    method,
-    headers: { ...auth, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
-}
+const authHeader = (server: ServerProcess) => tokenFor(server, CLIENT);
 
 const uniqueKey = (prefix: string) => `${prefix}-${randomBytes(6).toString('hex')}`;
 
@@ -381,11 +247,5 @@ if (process.env.DATABASE_URL) {
 }
 
 function baseEnv(): Record<string, string> {
-  return {
-    LOG_LEVEL: 'log',
-    BOOTSTRAP_PROJECT_KEY: PROJECT,
-    BOOTSTRAP_CLIENT_ID: CLIENT_ID,
-    BOOTSTRAP_CLIENT_SECRET: CLIENT_SECRET,
-    BOOTSTRAP_SCOPES: SCOPES,
-  };
+  return bootstrapEnv(CLIENT);
 }
