@@ -122,6 +122,7 @@ async function seed(client) {
   }
   await client.query('ANALYZE resource');
   await client.query('ANALYZE search_word');
+  await client.query('ANALYZE resource_search');
   log(`seeded ${COUNT} resources in ${Math.round(performance.now() - started)} ms`);
 }
 

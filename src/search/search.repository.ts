@@ -252,29 +252,13 @@ export class SearchRepository {
   async search(projectKey: string, plan: SearchPlan): Promise<string> {
     const b = new Binder();
     const project = b.bind(projectKey, 'text');
-    const where = [`r.project_key = ${project}`];
-    if (!plan.staged) where.push('r.published');
-    const scores: string[] = [];
-    for (const text of plan.texts) {
-      const column = `r."search_${text.config}"`;
-      const query = textQuery(text, b);
-      where.push(`${column} @@ (${query})`);
-      scores.push(`ts_rank(${column}, ${query})`);
-    }
-    for (const filter of plan.queryFilters) where.push(filterCondition(filter, b));
     const resultWhere = plan.resultFilters.map((f) => filterCondition(f, b));
     const facetWhere = plan.facetFilters.map((f) => filterCondition(f, b));
     const order = [...plan.sort.map((s) => `${SORT_COLUMNS[s.field]} ${s.descending ? 'DESC' : 'ASC'}`), 'r.id ASC'].join(', ');
-    // The document is carried along only when later stages read it (results-only filters, facets).
-    const needsDocument = plan.facets.length > 0 || plan.resultFilters.length > 0 || plan.facetFilters.length > 0;
     const facets =
       plan.facets.length === 0 ? `'{}'::json` : `json_build_object(${plan.facets.map((f) => `${b.bind(f.name, 'text')}, ${facetSql(f.facet, b)}`).join(', ')})`;
     const text = `
-      WITH base AS MATERIALIZED (
-        SELECT r.id, r.key, r.version, r.published, r.created_at, r.last_modified_at, r.some_property,
-               r.second_property_to_update, ${needsDocument ? 'r.object_type_property' : 'NULL::jsonb AS object_type_property'}, ${scores.length > 0 ? scores.join(' + ') : '0'}::real AS score
-        FROM resource r WHERE ${where.join(' AND ')}
-      ),
+      WITH base AS MATERIALIZED (${this.matches(project, plan, b)}),
       res AS (SELECT * FROM base r WHERE ${resultWhere.length > 0 ? resultWhere.join(' AND ') : 'TRUE'}),
       fac AS (SELECT * FROM base r WHERE ${facetWhere.length > 0 ? facetWhere.join(' AND ') : 'TRUE'})
       SELECT '{"limit":' || ${b.bind(plan.limit, 'integer')} || ',"offset":' || ${b.bind(plan.offset, 'integer')}
@@ -285,5 +269,34 @@ export class SearchRepository {
                   ORDER BY ${order} LIMIT ${b.bind(plan.limit, 'integer')} OFFSET ${b.bind(plan.offset, 'integer')}) p
             JOIN resource r ON r.id = p.id) p`;
     return (await this.db.one<{ json: string }>(text, b.values))!.json;
+  }
+
+  /**
+   * The matching resources `r` with their `score`. Text conditions are answered by `resource_search`
+   * alone (its narrow rows carry project and `published`); `resource` is joined only when a later
+   * stage reads its columns (filters, facets, a sort on another field), and its document only when
+   * filters or facets read it.
+   */
+  private matches(project: string, plan: SearchPlan, b: Binder): string {
+    const where = plan.queryFilters.map((filter) => filterCondition(filter, b));
+    const needsDocument = plan.facets.length > 0 || plan.queryFilters.length > 0 || plan.resultFilters.length > 0 || plan.facetFilters.length > 0;
+    const needsResource = needsDocument || plan.sort.some((s) => s.field !== 'score' && s.field !== 'id');
+    const columns =
+      'r.id, r.key, r.version, r.published, r.created_at, r.last_modified_at, r.some_property, r.second_property_to_update, ' +
+      (needsDocument ? 'r.object_type_property' : 'NULL::jsonb AS object_type_property');
+    if (plan.texts.length === 0) {
+      where.unshift(`r.project_key = ${project}`, ...(plan.staged ? [] : ['r.published']));
+      return `SELECT ${columns}, 0::real AS score FROM resource r WHERE ${where.join(' AND ')}`;
+    }
+    // One scan of a configuration's partition per text (`config` is a constant: the planner prunes).
+    const hits = plan.texts.map((text, i) => {
+      const query = textQuery(text, b);
+      return `(SELECT s.resource_id AS id, ts_rank(s.vector, ${query}) AS score FROM resource_search s
+               WHERE s.config = '${text.config}' AND s.project_key = ${project}${plan.staged ? '' : ' AND s.published'} AND s.vector @@ (${query})) t${i}`;
+    });
+    const joined = hits.reduce((from, hit, i) => `${from} JOIN ${hit} ON t${i}.id = t0.id`);
+    const score = `(${plan.texts.map((_, i) => `t${i}.score`).join(' + ')})::real AS score`;
+    if (!needsResource) return `SELECT t0.id, ${score} FROM ${joined}`;
+    return `SELECT ${columns}, ${score} FROM ${joined} JOIN resource r ON r.id = t0.id${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
   }
 }

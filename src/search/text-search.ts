@@ -1,6 +1,6 @@
 /**
  * Pure helpers of the full-text part of the search: which PostgreSQL text-search configuration (and so
- * which stored vector column, see migration 1763700000005) serves a `text.<lang>` parameter, how a text
+ * which partition of `resource_search`, see migration 1763700000006) serves a `text.<lang>` parameter, how a text
  * splits into words, and the fuzzy levels (CONTRACT.md §5, §10).
  */
 
@@ -29,7 +29,7 @@ export const FUZZY_MAX_ALTERNATIVES = 20;
 export interface TextQuery {
   /** The parameter name, e.g. `text.de-DE`. */
   parameter: string;
-  /** PostgreSQL text-search configuration, e.g. `german`; a column `search_<config>` holds its vectors. */
+  /** PostgreSQL text-search configuration, e.g. `german`; `resource_search` rows of that `config` hold its vectors. */
   config: string;
   text: string;
   /** Words, all of which must match (AND). */

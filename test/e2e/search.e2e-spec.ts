@@ -144,6 +144,31 @@ describe('GET /{projectKey}/resource/searchApiPattern', () => {
       expect(keysOf(await ok(pk, [['text.en', 'tulip']]))).toEqual(['props']);
     });
 
+    it('follows every write at once: a replaced text, a change of published alone, a delete', async () => {
+      const auth = await t.auth('manage_test', { projectKey: pk });
+      const put = async (strings: string[], publish: boolean) => {
+        const res = await t.http.put(`/${pk}/resource`).set(auth).send(neutral(strings, {}, { key: 'sync', publish }));
+        expect(res.status).toBe(201);
+        return res.body as ResourceBody;
+      };
+      await put(['lighthouse'], true);
+      expect(keysOf(await ok(pk, [['text.en', 'lighthouse']]))).toEqual(['sync']);
+
+      await put(['windmill'], false);
+      expect(keysOf(await ok(pk, [['text.en', 'lighthouse'], ['staged', 'true']]))).toEqual([]);
+      expect(keysOf(await ok(pk, [['text.en', 'windmill']]))).toEqual([]);
+      expect(keysOf(await ok(pk, [['text.en', 'windmill'], ['staged', 'true']]))).toEqual(['sync']);
+
+      const published = await put(['windmill'], true);
+      expect(keysOf(await ok(pk, [['text.en', 'windmill']]))).toEqual(['sync']);
+      expect(keysOf(await ok(pk, [['text.nl', 'windmill']]))).toEqual(['sync']);
+
+      const deleted = await t.http.delete(`/${pk}/resource/${published.id}?version=${published.version}`).set(auth);
+      expect(deleted.status).toBe(200);
+      // `total` counts the text index's rows: a row left behind by the delete would show there.
+      expect(await ok(pk, [['text.en', 'windmill'], ['staged', 'true']])).toMatchObject({ total: 0, results: [] });
+    });
+
     it('answers the results exactly as GET by id does', async () => {
       const body = await search(pk, [['text.en', 'walking']]);
       const id = (parseJson(body.text) as any).results[0].id;

@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Full-text search (GET /{projectKey}/resource/searchApiPattern). Keep in step with
- * `src/search/text-search.ts`, which names these columns.
+ * Full-text search (GET /{projectKey}/resource/searchApiPattern). 1763700000006 moves the vectors to
+ * the `resource_search` table (kept by a trigger) and drops these columns.
  *
  * - One stored, generated `tsvector` column per configured language, each with a GIN index: PostgreSQL
  *   computes them in the same statement as every write, so a search right after a write sees it, and
@@ -15,12 +15,13 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   existing word, so writers never queue on popular words); a word no resource holds any more only
  *   adds an alternative that matches nothing.
  */
-const SEARCH_CONFIGS = ['english', 'german', 'french', 'spanish', 'italian', 'dutch', 'portuguese', 'simple'] as const;
+export const SEARCH_CONFIGS = ['english', 'german', 'french', 'spanish', 'italian', 'dutch', 'portuguese', 'simple'] as const;
 
-const vector = (config: string) => `
-  setweight(to_tsvector('${config}'::regconfig, coalesce("key", '')), 'A') ||
-  setweight(to_tsvector('${config}'::regconfig, coalesce("some_property", '') || ' ' || coalesce("second_property_to_update", '')), 'B') ||
-  setweight(to_tsvector('${config}'::regconfig, coalesce("object_type_property" -> 'arrayOfStringExample', '[]'::jsonb)), 'C')`;
+/** A resource's vector in one configuration; `row` qualifies the columns (`NEW.` in a trigger). */
+export const searchVector = (config: string, row = '') => `
+  setweight(to_tsvector('${config}'::regconfig, coalesce(${row}"key", '')), 'A') ||
+  setweight(to_tsvector('${config}'::regconfig, coalesce(${row}"some_property", '') || ' ' || coalesce(${row}"second_property_to_update", '')), 'B') ||
+  setweight(to_tsvector('${config}'::regconfig, coalesce(${row}"object_type_property" -> 'arrayOfStringExample', '[]'::jsonb)), 'C')`;
 
 export class Search1763700000005 implements MigrationInterface {
   name = 'Search1763700000005';
@@ -34,7 +35,7 @@ export class Search1763700000005 implements MigrationInterface {
     // vectors out of line (an extra index lookup per match when ranking). Rows up to a page stay whole.
     await queryRunner.query(`ALTER TABLE "resource" SET (toast_tuple_target = 8160)`);
     await queryRunner.query(
-      `ALTER TABLE "resource" ${SEARCH_CONFIGS.map((c) => `ADD COLUMN "search_${c}" tsvector GENERATED ALWAYS AS (${vector(c)}) STORED`).join(', ')}`,
+      `ALTER TABLE "resource" ${SEARCH_CONFIGS.map((c) => `ADD COLUMN "search_${c}" tsvector GENERATED ALWAYS AS (${searchVector(c)}) STORED`).join(', ')}`,
     );
     for (const config of SEARCH_CONFIGS) {
       await queryRunner.query(`CREATE INDEX "resource_search_${config}_idx" ON "resource" USING gin ("search_${config}")`);

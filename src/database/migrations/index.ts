@@ -4,6 +4,7 @@ import { QueryIndexes1763700000002 } from './1763700000002-query-indexes.js';
 import { Images1763700000003 } from './1763700000003-images.js';
 import { NamespaceActions1763700000004 } from './1763700000004-namespace-actions.js';
 import { Search1763700000005 } from './1763700000005-search.js';
+import { SearchTable1763700000006 } from './1763700000006-search-table.js';
 
 /** Every migration, in order. Listed explicitly so the app, the CLI and tests load the same set. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Images1763700000003,
   NamespaceActions1763700000004,
   Search1763700000005,
+  SearchTable1763700000006,
 ];
