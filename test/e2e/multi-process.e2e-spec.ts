@@ -147,22 +147,11 @@ if (process.env.DATABASE_URL) {
       const writers = 10;
 
       const wins = await Promise.all(
-        Array.from({ length: writers }, async (_, i) => {
-          const server = i % 2 === 0 ? a : b;
-          let version = 1;
-          for (let attempt = 0; attempt < 50; attempt++) {
-            const answer = await call(server, 'POST', `/${PROJECT}/resource/${id}`, auth, {
-              version,
-              actions: [{ action: 'importFooForSecondPropertyToUpdate', secondPropertyToUpdate: `writer-${i}` }],
-            });
-            if (answer.status === 200) return 1;
-            expect(answer.status).toBe(409);
-            version = answer.body.errors[0].currentVersion;
-          }
-          return 0;
-        }),
+        Array.from({ length: writers }, (_, i) =>
+          updateRetrying(i % 2 === 0 ? a : b, auth, id, { action: 'importFooForSecondPropertyToUpdate', secondPropertyToUpdate: `writer-${i}` }),
+        ),
       );
-      expect(wins.reduce((sum: number, win) => sum + win, 0)).toBe(writers);
+      expect(wins.filter(Boolean)).toHaveLength(writers);
       const read = await call(a, 'GET', `/${PROJECT}/resource/${id}`, auth);
       expect(read.body.version).toBe(1 + writers);
     }, TIMEOUT_MS);
@@ -176,19 +165,7 @@ if (process.env.DATABASE_URL) {
       let writing = true;
 
       const writes = Promise.all(
-        Array.from({ length: writers }, async (_, i) => {
-          let version = 1;
-          for (let attempt = 0; attempt < 50; attempt++) {
-            const answer = await call(a, 'POST', `/${PROJECT}/resource/${id}`, auth, {
-              version,
-              actions: [{ action: 'changeSomeProperty', someProperty: `writer-${i}` }],
-            });
-            if (answer.status === 200) return;
-            expect(answer.status).toBe(409);
-            version = answer.body.errors[0].currentVersion;
-          }
-          throw new Error(`writer ${i} did not get through in 50 attempts`);
-        }),
+        Array.from({ length: writers }, (_, i) => updateRetrying(a, auth, id, { action: 'changeSomeProperty', someProperty: `writer-${i}` })),
       ).finally(() => (writing = false));
       const reads = Promise.all(
         Array.from({ length: 3 }, async () => {
@@ -204,7 +181,7 @@ if (process.env.DATABASE_URL) {
           return seen;
         }),
       );
-      await writes;
+      expect((await writes).filter(Boolean)).toHaveLength(writers);
       for (const seen of await reads) {
         expect(seen).toEqual([...seen].sort((x, y) => x - y));
       }
@@ -245,18 +222,23 @@ if (process.env.DATABASE_URL) {
       const { id: resourceId, key: sku } = created.body as { id: string; key: string };
       const count = 30;
       // 8 distinct files, each uploaded several times at once: the shared blob row is written concurrently too.
-      const files = Array.from({ length: 8 }, (_, i) => [png(i + 1, 2), jpeg(i + 8, 8), gif(i + 2, 3)][i % 3]);
-      const types = ['image/png', 'image/jpeg', 'image/gif'];
+      const files = Array.from({ length: 8 }, (_, i) =>
+        [
+          { bytes: png(i + 1, 2), type: 'image/png' },
+          { bytes: jpeg(i + 8, 8), type: 'image/jpeg' },
+          { bytes: gif(i + 2, 3), type: 'image/gif' },
+        ][i % 3],
+      );
 
       const uploads = await Promise.all(
         Array.from({ length: count }, async (_, i) => {
           const via = i % 2 === 0 ? a : b;
           const other = via === a ? b : a;
           const background = i % 4 !== 0; // 3 of 4 go to the workers
-          const bytes = files[i % files.length];
+          const { bytes, type } = files[i % files.length];
           const res = await fetch(`${via.base}/${PROJECT}/resource/images?sku=${sku}&filename=up-${i}`, {
             method: 'POST',
-            headers: { ...upload[via === a ? 'A' : 'B'], 'Content-Type': types[(i % files.length) % 3], ...(background ? { Prefer: 'respond-async' } : {}) },
+            headers: { ...upload[via === a ? 'A' : 'B'], 'Content-Type': type, ...(background ? { Prefer: 'respond-async' } : {}) },
             body: bytes,
           });
           const body = (await res.json()) as { stringExample?: string; images?: Array<{ id: string; filename: string }> };
@@ -306,7 +288,7 @@ if (process.env.DATABASE_URL) {
       const answers = await Promise.all(
         Array.from({ length: writes }, async (_, i) => {
           const via = i % 2 === 0 ? a : b;
-          const value = { writer: i, via: via.name, big: `${9007199254740993n + BigInt(i)}` };
+          const value = { writer: i, via: via.name };
           const [posted, put] = await Promise.all([
             call(via, 'POST', path, auth, value),
             call(via === a ? b : a, 'PUT', `/${PROJECT}/resource/json-serializable-primitive-type`, auth, `value-${i}`),
@@ -447,6 +429,18 @@ if (process.env.DATABASE_URL) {
 
 function baseEnv(): Record<string, string> {
   return bootstrapEnv(CLIENT);
+}
+
+/** One update action through `server`, retried with the current version after each 409 (at most 50 tries); whether it got through. */
+async function updateRetrying(server: ServerProcess, auth: Record<string, string>, id: string, action: Record<string, unknown>): Promise<boolean> {
+  let version = 1;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const answer = await call(server, 'POST', `/${PROJECT}/resource/${id}`, auth, { version, actions: [action] });
+    if (answer.status === 200) return true;
+    expect(answer.status).toBe(409);
+    version = answer.body.errors[0].currentVersion;
+  }
+  return false;
 }
 
 /** A new API client of the project, created by the operator CLI (`dist/src/cli.js`) as an operator would. */
