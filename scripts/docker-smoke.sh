@@ -6,7 +6,7 @@
 #   runtime stage : fresh directory, `npm ci --omit=dev`, copy dist/
 #   run           : the Dockerfile's CMD against a fresh PostgreSQL database (smoke_<random>)
 #   check         : /health/ready, create + read a resource with curl, the Dockerfile's HEALTHCHECK command
-#   stop          : SIGTERM, graceful exit; the HEALTHCHECK must then fail
+#   stop          : SIGTERM, graceful exit with code 0; the HEALTHCHECK must then fail
 #
 # Needs node, npm, git, curl, psql and PostgreSQL at $SMOKE_PG_HOST:$SMOKE_PG_PORT (default 127.0.0.1:5432,
 # user postgres, trust auth). Exits non-zero with a message naming the failed step.
@@ -218,8 +218,10 @@ for _ in $(seq 1 75); do
   sleep 0.2
 done
 [[ -n "$stopped" ]] || fail "the server did not exit within 15 s of SIGTERM"
-wait "$SERVER_PID" 2>/dev/null || true
+exit_code=0
+wait "$SERVER_PID" 2>/dev/null || exit_code=$?
 SERVER_PID=""
+[[ "$exit_code" -eq 0 ]] || fail "the server exited with code $exit_code after SIGTERM (a graceful stop exits 0)"
 if (cd "$APP_DIR" && env -i "PATH=$PATH" "PORT=$PORT" "${HEALTHCHECK_ARGV[@]}"); then
   fail "the HEALTHCHECK command succeeded with no server running"
 fi

@@ -41,7 +41,6 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
   if (hostCheck) fastify.addHook('onRequest', hostCheck);
   registerBodyParsers(fastify, { limitBytes: config.http.bodyLimitBytes });
   setupOpenApi(app, config);
-  app.enableShutdownHooks();
 }
 
 /**

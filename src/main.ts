@@ -6,6 +6,7 @@ import { AppModule } from './app.module.js';
 import { configureApp, createHttpAdapter } from './configure-app.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { DataDirectoryLockedError } from './database/embedded-postgres.js';
+import { stopGracefullyOnSignals } from './shutdown.js';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
@@ -14,6 +15,7 @@ async function bootstrap(): Promise<void> {
     logger: [...LOG_LEVELS[config.logLevel]],
   });
   configureApp(app, config);
+  stopGracefullyOnSignals(app, config.http.shutdownTimeoutMs);
   await app.listen(config.http.port, config.http.host);
   new Logger('Server').log(`listening on http://${config.http.host}:${config.http.port} (docs at /docs)`);
 }

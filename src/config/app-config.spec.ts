@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       ['http.apiCloudProviders', config.http.apiCloudProviders, []],
       ['http.publicBaseUrl', config.http.publicBaseUrl, undefined],
       ['http.corsOrigins', config.http.corsOrigins, []],
+      ['http.shutdownTimeoutMs', config.http.shutdownTimeoutMs, 10_000],
       ['database.url', config.database.url, undefined],
       ['database.dataDir', config.database.dataDir, './data'],
       ['database.poolSize', config.database.poolSize, 10],
@@ -69,6 +70,8 @@ describe('loadConfig', () => {
       [{ HTTP_BODY_LIMIT_BYTES: '1024' }, (c: ReturnType<typeof loadConfig>) => c.http.bodyLimitBytes, 1024],
       [{ HTTP_CORS_ORIGINS: ' https://a.example , https://b.example ,' }, (c: ReturnType<typeof loadConfig>) => c.http.corsOrigins, ['https://a.example', 'https://b.example']],
       [{ PUBLIC_BASE_URL: 'https://api.example.com' }, (c: ReturnType<typeof loadConfig>) => c.http.publicBaseUrl, 'https://api.example.com'],
+      [{ SHUTDOWN_TIMEOUT_MS: '100' }, (c: ReturnType<typeof loadConfig>) => c.http.shutdownTimeoutMs, 100],
+      [{ SHUTDOWN_TIMEOUT_MS: '600000' }, (c: ReturnType<typeof loadConfig>) => c.http.shutdownTimeoutMs, 600_000],
       [{ LOG_LEVEL: 'debug' }, (c: ReturnType<typeof loadConfig>) => c.logLevel, 'debug'],
     ])('%j', (env, pick, expected) => {
       expect(pick(loadConfig(env))).toEqual(expected);
@@ -112,6 +115,9 @@ describe('loadConfig', () => {
       ['DATABASE_URL', 'not a url'],
       ['PUBLIC_BASE_URL', 'ftp://files.example.com'],
       ['LOG_LEVEL', 'verbose'],
+      ['SHUTDOWN_TIMEOUT_MS', '99'],
+      ['SHUTDOWN_TIMEOUT_MS', '600001'],
+      ['SHUTDOWN_TIMEOUT_MS', '5s'],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);
     });

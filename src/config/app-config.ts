@@ -24,6 +24,8 @@ export interface HttpConfig {
   apiCloudProviders: string[];
   publicBaseUrl?: string;
   corsOrigins: string[];
+  /** After SIGTERM/SIGINT: how long in-flight requests may run before their connections are cut. */
+  shutdownTimeoutMs: number;
 }
 
 export interface BootstrapClientConfig {
@@ -158,6 +160,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       apiCloudProviders: read.list('API_CLOUD_PROVIDERS'),
       publicBaseUrl: read.url('PUBLIC_BASE_URL', ['http:', 'https:']),
       corsOrigins: read.list('HTTP_CORS_ORIGINS'),
+      shutdownTimeoutMs: read.int('SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
     },
     database: {
       url: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),

@@ -22,6 +22,8 @@ export function buildDataSourceOptions(config: DatabaseConfig, target: Connectio
     synchronize: false,
     migrationsRun: false,
     logging: ['error'],
+    // Names this process's connections in pg_stat_activity (which replica holds what; none left after a stop).
+    applicationName: `resource-api/${process.pid}`,
     extra: {
       max: config.poolSize,
       statement_timeout: config.statementTimeoutMs,

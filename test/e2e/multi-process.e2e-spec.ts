@@ -3,23 +3,44 @@
  * real server processes (`node dist/src/main.js`, built by `pretest`):
  *  - on PostgreSQL (DATABASE_URL set): two processes share the database; a write through one is read
  *    through the other; of 20 concurrent updates carrying the same version, split across both, exactly
- *    one wins; retrying writers lose no update; two processes started at the same moment on a fresh
- *    database both become ready and apply each migration exactly once (advisory lock).
+ *    one wins; retrying writers lose no update; reads through one process during updates through the
+ *    other never go back in time; a token issued by one is accepted by the other, and a deleted
+ *    client's token is refused by the other within AUTH_CLIENT_CHECK_SECONDS; concurrent image uploads
+ *    through both, most of them attached in the background by the two processes' workers, attach each
+ *    image exactly once; concurrent namespace-action store writes through both lose no write; two
+ *    processes started at the same moment on a fresh database both become ready and apply each
+ *    migration exactly once (advisory lock).
  *  - on the embedded database (DATABASE_URL unset): a second process on the same DATA_DIR refuses to
  *    start (lock file) while the first keeps serving; once the first stops, the directory opens again.
  * Requests carry a bearer token when the server has a token endpoint (bootstrap client from BOOTSTRAP_*).
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { MIGRATIONS } from '../../src/database/migrations/index.js';
 import { draft } from '../support/fixtures.js';
-import { authHeader as tokenFor, bootstrapEnv, call, deadline, freePort, ServerProcess, START_TIMEOUT_MS } from '../support/server-process.js';
+import { gif, jpeg, png } from '../support/image-bytes.js';
+import {
+  authHeader as tokenFor,
+  bootstrapEnv,
+  BootstrapClient,
+  call,
+  deadline,
+  freePort,
+  MAIN,
+  ServerProcess,
+  sleep,
+  START_TIMEOUT_MS,
+} from '../support/server-process.js';
 
 const CLIENT = { projectKey: 'multi', clientId: 'multi-client', clientSecret: 'multi-process-test-secret' };
 const PROJECT = CLIENT.projectKey;
+/** AUTH_CLIENT_CHECK_SECONDS of the two PostgreSQL processes. */
+const CLIENT_CHECK_SECONDS = 1;
 
 /** Per hook and test: server start-ups (PGlite takes seconds on a fresh directory) dominate. */
 const TIMEOUT_MS = 180_000;
@@ -46,14 +67,26 @@ if (process.env.DATABASE_URL) {
     let a: ServerProcess;
     let b: ServerProcess;
     let auth: Record<string, string>;
+    /** A client of the project with every scope the tests below need (the bootstrap one has manage_test and view_test). */
+    let admin: BootstrapClient;
+    let db: pg.Client;
 
     beforeAll(async () => {
-      a = await startServer('A', { DATABASE_URL: databaseUrl });
+      // The workers look for jobs every 20 ms, so both are at the queue together; clients are re-checked every second.
+      const env = { DATABASE_URL: databaseUrl, IMAGES_WORKER_INTERVAL_MS: '20', AUTH_CLIENT_CHECK_SECONDS: String(CLIENT_CHECK_SECONDS) };
+      a = await startServer('A', env);
       await a.waitReady();
-      b = await startServer('B', { DATABASE_URL: databaseUrl });
+      b = await startServer('B', env);
       await b.waitReady();
       auth = await authHeader(a);
+      admin = await createClientWithCli(databaseUrl, `manage_test:${PROJECT} view_test:${PROJECT} manage_products:${PROJECT} manage_api_clients:${PROJECT}`);
+      db = new pg.Client({ connectionString: databaseUrl });
+      await db.connect();
     }, TIMEOUT_MS);
+
+    afterAll(async () => {
+      await db?.end();
+    });
 
     it('serves through one process what was written through the other', async () => {
       const key = uniqueKey('shared');
@@ -114,24 +147,172 @@ if (process.env.DATABASE_URL) {
       const writers = 10;
 
       const wins = await Promise.all(
-        Array.from({ length: writers }, async (_, i) => {
-          const server = i % 2 === 0 ? a : b;
-          let version = 1;
-          for (let attempt = 0; attempt < 50; attempt++) {
-            const answer = await call(server, 'POST', `/${PROJECT}/resource/${id}`, auth, {
-              version,
-              actions: [{ action: 'importFooForSecondPropertyToUpdate', secondPropertyToUpdate: `writer-${i}` }],
-            });
-            if (answer.status === 200) return 1;
-            expect(answer.status).toBe(409);
-            version = answer.body.errors[0].currentVersion;
-          }
-          return 0;
-        }),
+        Array.from({ length: writers }, (_, i) =>
+          updateRetrying(i % 2 === 0 ? a : b, auth, id, { action: 'importFooForSecondPropertyToUpdate', secondPropertyToUpdate: `writer-${i}` }),
+        ),
       );
-      expect(wins.reduce((sum: number, win) => sum + win, 0)).toBe(writers);
+      expect(wins.filter(Boolean)).toHaveLength(writers);
       const read = await call(a, 'GET', `/${PROJECT}/resource/${id}`, auth);
       expect(read.body.version).toBe(1 + writers);
+    }, TIMEOUT_MS);
+
+    it('serves reads through one process while the other takes concurrent updates: no read goes back in time', async () => {
+      const key = uniqueKey('mixed');
+      const created = await call(a, 'POST', `/${PROJECT}/resource`, auth, draft({ key }, { arrayOfStringExample: [key] }));
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const writers = 6;
+      let writing = true;
+
+      const writes = Promise.all(
+        Array.from({ length: writers }, (_, i) => updateRetrying(a, auth, id, { action: 'changeSomeProperty', someProperty: `writer-${i}` })),
+      ).finally(() => (writing = false));
+      const reads = Promise.all(
+        Array.from({ length: 3 }, async () => {
+          const seen: number[] = [];
+          for (let round = 0; round < 200 && (writing || seen.length === 0); round++) {
+            const byId = await call(b, 'GET', `/${PROJECT}/resource/${id}`, auth);
+            expect(byId.status).toBe(200);
+            seen.push(byId.body.version);
+            const query = await call(b, 'GET', `/${PROJECT}/resource?stringParameter=${key}`, auth);
+            expect(query.status).toBe(200);
+            expect(query.headers.get('x-total-count')).toBe('1');
+          }
+          return seen;
+        }),
+      );
+      expect((await writes).filter(Boolean)).toHaveLength(writers);
+      for (const seen of await reads) {
+        expect(seen).toEqual([...seen].sort((x, y) => x - y));
+      }
+      const final = await call(b, 'GET', `/${PROJECT}/resource/${id}`, auth);
+      expect(final.body.version).toBe(1 + writers);
+    }, TIMEOUT_MS);
+
+    it('accepts a token issued by one process on the other, and the other refuses it once its client is deleted', async () => {
+      const adminOnA = await tokenFor(a, admin);
+      const created = await call(a, 'POST', `/${PROJECT}/api-clients`, adminOnA, { name: 'replica reader', scope: `view_test:${PROJECT}` });
+      expect(created.status).toBe(201);
+      const reader = { projectKey: PROJECT, clientId: created.body.id as string, clientSecret: created.body.secret as string };
+      const resource = await call(a, 'POST', `/${PROJECT}/resource`, auth, draft({ key: uniqueKey('token') }));
+      expect(resource.status).toBe(201);
+      const path = `/${PROJECT}/resource/${resource.body.id}`;
+
+      const fromA = await tokenFor(a, reader);
+      const fromB = await tokenFor(b, reader);
+      for (const [token, server] of [[fromA, b], [fromB, a], [fromA, a], [fromB, b]] as const) {
+        expect((await call(server, 'GET', path, token)).status).toBe(200);
+      }
+
+      expect((await call(a, 'DELETE', `/${PROJECT}/api-clients/${reader.clientId}`, adminOnA)).status).toBe(200);
+      // B last saw the client (above) before the delete: once AUTH_CLIENT_CHECK_SECONDS have passed, it must check again.
+      await sleep(CLIENT_CHECK_SECONDS * 1000 + 100);
+      for (const token of [fromA, fromB]) {
+        const refused = await call(b, 'GET', path, token);
+        expect(refused.status).toBe(401);
+        expect(refused.body.errors[0].code).toBe('invalid_token');
+      }
+      expect((await call(b, 'GET', path, await tokenFor(b, admin))).status).toBe(200);
+    }, TIMEOUT_MS);
+
+    it('attaches each of many concurrent image uploads through both processes exactly once, most by the workers', async () => {
+      const upload = { A: await tokenFor(a, admin), B: await tokenFor(b, admin) };
+      const created = await call(a, 'POST', `/${PROJECT}/resource`, auth, draft({ key: uniqueKey('images') }));
+      expect(created.status).toBe(201);
+      const { id: resourceId, key: sku } = created.body as { id: string; key: string };
+      const count = 30;
+      // 8 distinct files, each uploaded several times at once: the shared blob row is written concurrently too.
+      const files = Array.from({ length: 8 }, (_, i) =>
+        [
+          { bytes: png(i + 1, 2), type: 'image/png' },
+          { bytes: jpeg(i + 8, 8), type: 'image/jpeg' },
+          { bytes: gif(i + 2, 3), type: 'image/gif' },
+        ][i % 3],
+      );
+
+      const uploads = await Promise.all(
+        Array.from({ length: count }, async (_, i) => {
+          const via = i % 2 === 0 ? a : b;
+          const other = via === a ? b : a;
+          const background = i % 4 !== 0; // 3 of 4 go to the workers
+          const { bytes, type } = files[i % files.length];
+          const res = await fetch(`${via.base}/${PROJECT}/resource/images?sku=${sku}&filename=up-${i}`, {
+            method: 'POST',
+            headers: { ...upload[via === a ? 'A' : 'B'], 'Content-Type': type, ...(background ? { Prefer: 'respond-async' } : {}) },
+            body: bytes,
+          });
+          const body = (await res.json()) as { stringExample?: string; images?: Array<{ id: string; filename: string }> };
+          expect(res.status).toBe(background ? 202 : 200);
+          const imageId = background ? body.stringExample : body.images?.find((image) => image.filename.startsWith(`up-${i}-`))?.id;
+          expect(imageId).toEqual(expect.any(String));
+          return { imageId, bytes, other };
+        }),
+      );
+      const ids = uploads.map((u) => u.imageId!);
+      expect(new Set(ids).size).toBe(count);
+
+      const until = Date.now() + 30_000;
+      let resource = (await call(b, 'GET', `/${PROJECT}/resource/${resourceId}`, auth)).body;
+      while (resource.images.length < count && Date.now() < until) {
+        await sleep(100);
+        resource = (await call(b, 'GET', `/${PROJECT}/resource/${resourceId}`, auth)).body;
+      }
+      const listed: string[] = resource.images.map((image: { id: string }) => image.id);
+      expect([...listed].sort()).toEqual([...ids].sort());
+      // Every attach, at once or by a worker, adds one version; none was applied twice.
+      expect(resource.version).toBe(1 + count);
+      expect((await call(a, 'GET', `/${PROJECT}/resource/${resourceId}`, auth)).body).toEqual(resource);
+
+      const rows = await db.query<{ jobs: number; images: number }>(
+        `SELECT (SELECT count(*)::int FROM image_job WHERE image_id = ANY($1::uuid[])) AS jobs,
+                (SELECT count(*)::int FROM image WHERE resource_id = $2) AS images`,
+        [ids, resourceId],
+      );
+      expect(rows.rows[0]).toEqual({ jobs: 0, images: count });
+
+      // The bytes, stored once per file, are served by the process that did not take the upload.
+      for (const { imageId, bytes, other } of uploads) {
+        const served = await fetch(`${other.base}/${PROJECT}/resource/images/${imageId!}`);
+        expect(served.status).toBe(200);
+        expect(Buffer.from(await served.arrayBuffer()).equals(bytes)).toBe(true);
+      }
+    }, TIMEOUT_MS);
+
+    it('loses no namespace-action store write when both processes write at once, and each serves the last', async () => {
+      const path = `/${PROJECT}/resource/namespace-action`;
+      const before = await call(a, 'GET', path, auth);
+      expect(before.status).toBe(200);
+      const start = Number(before.headers.get('etag')?.replace(/"/g, '') ?? 0);
+      const writes = 20;
+
+      const answers = await Promise.all(
+        Array.from({ length: writes }, async (_, i) => {
+          const via = i % 2 === 0 ? a : b;
+          const value = { writer: i, via: via.name };
+          const [posted, put] = await Promise.all([
+            call(via, 'POST', path, auth, value),
+            call(via === a ? b : a, 'PUT', `/${PROJECT}/resource/json-serializable-primitive-type`, auth, `value-${i}`),
+          ]);
+          expect(posted.status).toBe(200);
+          expect(posted.body).toEqual(value);
+          expect(put.status).toBe(200);
+          expect(put.body).toBe(`value-${i}`);
+          return { value, version: Number(posted.headers.get('etag')!.replace(/"/g, '')), putVersion: Number(put.headers.get('etag')!.replace(/"/g, '')) };
+        }),
+      );
+      // Each write got its own version: none overwrote another unseen.
+      expect(answers.map((x) => x.version).sort((x, y) => x - y)).toEqual(Array.from({ length: writes }, (_, i) => start + 1 + i));
+      const putVersions = answers.map((x) => x.putVersion).sort((x, y) => x - y);
+      expect(new Set(putVersions).size).toBe(writes);
+      expect(putVersions[writes - 1] - putVersions[0]).toBe(writes - 1);
+
+      const last = answers.find((x) => x.version === start + writes)!;
+      for (const server of [a, b]) {
+        const read = await call(server, 'GET', path, auth);
+        expect(read.status).toBe(200);
+        expect(read.headers.get('etag')).toBe(`"${start + writes}"`);
+        expect(read.body).toEqual(last.value);
+      }
     }, TIMEOUT_MS);
   });
 
@@ -232,8 +413,8 @@ if (process.env.DATABASE_URL) {
     it('opens the directory again, data intact, once the first process has stopped', async () => {
       expect(createdId).toBeDefined();
       await first.stop();
-      // Nest's shutdown hooks close the app, then re-raise SIGTERM: a graceful stop ends by that signal.
-      expect(first.exitCode === 0 || first.exitSignal === 'SIGTERM').toBe(true);
+      // A graceful stop (src/shutdown.ts) releases the directory and exits 0.
+      expect(first.exitCode).toBe(0);
       expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
 
       const third = await startServer('embedded-3', { DATABASE_URL: undefined, DATA_DIR: dataDir });
@@ -248,4 +429,28 @@ if (process.env.DATABASE_URL) {
 
 function baseEnv(): Record<string, string> {
   return bootstrapEnv(CLIENT);
+}
+
+/** One update action through `server`, retried with the current version after each 409 (at most 50 tries); whether it got through. */
+async function updateRetrying(server: ServerProcess, auth: Record<string, string>, id: string, action: Record<string, unknown>): Promise<boolean> {
+  let version = 1;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const answer = await call(server, 'POST', `/${PROJECT}/resource/${id}`, auth, { version, actions: [action] });
+    if (answer.status === 200) return true;
+    expect(answer.status).toBe(409);
+    version = answer.body.errors[0].currentVersion;
+  }
+  return false;
+}
+
+/** A new API client of the project, created by the operator CLI (`dist/src/cli.js`) as an operator would. */
+async function createClientWithCli(databaseUrl: string, scope: string): Promise<BootstrapClient> {
+  const env: Record<string, string | undefined> = { ...process.env, DATABASE_URL: databaseUrl };
+  delete env.NODE_OPTIONS;
+  const { stdout } = await promisify(execFile)(process.execPath, [join(MAIN, '..', 'cli.js'), 'client', 'create', '--project', PROJECT, '--name', 'multi-process admin', '--scope', scope], {
+    env,
+    timeout: 60_000,
+  });
+  const created = JSON.parse(stdout) as { id: string; secret: string };
+  return { projectKey: PROJECT, clientId: created.id, clientSecret: created.secret };
 }
