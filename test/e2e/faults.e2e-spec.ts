@@ -1,16 +1,16 @@
 /**
- * The service survives the failures of its database (README "Reliability"), tested with real server
- * processes (`node dist/src/main.js`, built by `pretest`) under steady traffic:
- *  - on PostgreSQL (DATABASE_URL set): the test runs its own throwaway PostgreSQL 15 cluster (initdb in
- *    a temporary directory, a free port; the machine's shared server is never touched) and stops it
- *    twice, once with `pg_ctl stop -m fast` (an orderly shutdown: sessions terminated, a checkpoint)
- *    and once with `-m immediate` (the real crash: every backend killed, WAL replayed at the next
- *    start). While it is down every request answers fast with 503 `ServiceUnavailable` and
- *    `Retry-After`, never 500 or a hang; /health/ready answers 503 and /health/live 200; the image
- *    worker logs the outage once, not every round. Started again, the database is used again by the
- *    same process with no restart (the recovery time is printed), every write acknowledged before
- *    and during the outage is there with its acknowledged version and content, and a token issued
- *    before the outage still works. fsync stays on, as in production.
+ * The service survives the failures of its database (README: "Running against PostgreSQL", "The embedded
+ * database"), tested with real server processes (`node dist/src/main.js`, built by `pretest`):
+ *  - on PostgreSQL (DATABASE_URL set, only to select this branch): the test runs a throwaway PostgreSQL
+ *    15 cluster of its own (initdb in a temporary directory, a free port; the machine's shared server is
+ *    never touched), fsync on as in production, and stops it twice under traffic: with
+ *    `pg_ctl stop -m fast` (an orderly shutdown: sessions terminated, a checkpoint) and with
+ *    `-m immediate` (the real crash: every backend killed, the WAL replayed at the next start). While it
+ *    is down every request answers fast with 503 `ServiceUnavailable` and `Retry-After`, never 500 or a
+ *    hang; /health/ready answers 503 and /health/live 200; the image worker logs the outage once, the
+ *    503s make at most one warning. Started again, the database is used by the same process with no
+ *    restart (the recovery time is printed), every write acknowledged before and during the outage is
+ *    there with its acknowledged version and content, and the token issued before still works.
  *  - on the embedded database (DATABASE_URL unset): a process is killed with SIGKILL in the middle of
  *    a stream of writes, twice in a row; each time a new process opens the same DATA_DIR (the dead
  *    process's lock file is taken over) and every acknowledged write is there with at least its
