@@ -17,6 +17,9 @@ const STATUS_CODE: Partial<Record<number, ErrorCode>> = {
   503: ErrorCode.ServiceUnavailable,
 };
 
+/** While the database is down every request fails the same way: one warning per interval, with a count. */
+const UNAVAILABLE_LOG_INTERVAL_MS = 10_000;
+
 /**
  * Renders every error as the contract's envelope `{statusCode, message, errors: [{code, message, …}]}`
  * (CONTRACT.md §9). Unknown errors become a logged 500 with a generic message: no stack trace, SQL
@@ -25,6 +28,8 @@ const STATUS_CODE: Partial<Record<number, ErrorCode>> = {
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+  private unavailableLoggedAt = -Infinity;
+  private unavailableUnlogged = 0;
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const context = host.switchToHttp();
@@ -59,7 +64,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       return DomainError.of(ErrorCode.InvalidInput, 'A value in the request cannot be stored or compared (for example a NUL character).');
     }
     if (isDatabaseUnavailable(exception)) {
-      this.logger.warn(`database unavailable: ${(exception as Error).message}`);
+      this.logUnavailable(exception as Error);
       return Object.assign(
         DomainError.of(ErrorCode.ServiceUnavailable, 'The service is temporarily unavailable.'),
         { headers: { 'Retry-After': '5' } },
@@ -69,6 +74,18 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       `${request.method} ${request.url}: ${exception instanceof Error ? exception.stack : String(exception)}`,
     );
     return DomainError.of(ErrorCode.General, 'An internal error occurred.');
+  }
+
+  private logUnavailable(error: Error): void {
+    const now = Date.now();
+    if (now - this.unavailableLoggedAt < UNAVAILABLE_LOG_INTERVAL_MS) {
+      this.unavailableUnlogged++;
+      return;
+    }
+    const more = this.unavailableUnlogged > 0 ? ` (${this.unavailableUnlogged} more 503s since the previous warning)` : '';
+    this.logger.warn(`database unavailable, answering 503: ${error.message}${more}`);
+    this.unavailableLoggedAt = now;
+    this.unavailableUnlogged = 0;
   }
 }
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { isDatabaseUnavailable } from '../common/database-errors.js';
 import { ImagesRepository } from './images.repository.js';
 
 /** Jobs one round attaches at most before yielding to the next interval. */
@@ -10,7 +11,8 @@ const ROUND_LIMIT = 50;
  * the `image_job` table: each job is claimed with `FOR UPDATE SKIP LOCKED` in a transaction that
  * attaches the image and deletes the job, so two workers never attach one job twice and a crash
  * leaves the job for the next round (also after a restart). A failed attempt is retried later with
- * exponential back-off. The same code runs on the embedded database.
+ * exponential back-off. The same code runs on the embedded database. While the database is
+ * unreachable every round fails the same way: that is logged once, and once more when it answers again.
  */
 @Injectable()
 export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -18,6 +20,7 @@ export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private timer?: NodeJS.Timeout;
   private round?: Promise<unknown>;
   private stopped = false;
+  private databaseDown = false;
 
   constructor(
     private readonly images: ImagesRepository,
@@ -38,10 +41,23 @@ export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.round = this.attachPending(ROUND_LIMIT)
-        .catch((error: unknown) => this.logger.warn(`attach round failed: ${describe(error)}`))
+        .then(() => this.databaseAnswered())
+        .catch((error: unknown) => this.roundFailed(error))
         .finally(() => this.schedule());
     }, this.config.images.workerIntervalMs);
     this.timer.unref();
+  }
+
+  private roundFailed(error: unknown): void {
+    if (!isDatabaseUnavailable(error)) return this.logger.warn(`attach round failed: ${describe(error)}`);
+    if (!this.databaseDown) this.logger.warn(`database unavailable, images wait until it answers: ${describe(error)}`);
+    this.databaseDown = true;
+  }
+
+  private databaseAnswered(): void {
+    if (!this.databaseDown) return;
+    this.databaseDown = false;
+    this.logger.log('database answers again, attaching images');
   }
 
   /** Attaches due jobs one by one (each in its own transaction), up to `limit`; how many were done. */
@@ -59,6 +75,11 @@ export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const client = await this.images.connect();
     let imageId: string | undefined;
     let failure: unknown;
+    // A checked-out pg client has no 'error' listener of the pool's: a connection the database ends
+    // (restart, crash) would be an unhandled 'error' event and end the process. The query in flight
+    // fails with the same error, which is handled below.
+    const onConnectionError = (error: Error) => (failure ??= error);
+    client.on('error', onConnectionError);
     try {
       await client.query('BEGIN');
       const job = await this.images.claimJob(client);
@@ -74,10 +95,12 @@ export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
     } catch (error) {
       failure = error;
       await client.query('ROLLBACK').catch(() => undefined);
-      if (imageId === undefined) throw error;
+      // The rolled-back job stays due; an unreachable database is not the job's failed attempt.
+      if (imageId === undefined || isDatabaseUnavailable(error)) throw error;
     } finally {
       // A connection that failed mid-transaction is closed rather than returned to the pool. It is
       // released before the job is postponed: on the embedded database the pool has one connection.
+      client.removeListener('error', onConnectionError);
       client.release(failure !== undefined);
     }
     this.logger.warn(`attaching image ${imageId} failed, will retry: ${describe(failure)}`);
