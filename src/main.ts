@@ -9,7 +9,7 @@ import { DataDirectoryLockedError } from './database/embedded-postgres.js';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(config), {
     bodyParser: false,
     logger: [...LOG_LEVELS[config.logLevel]],
   });
