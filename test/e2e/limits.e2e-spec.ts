@@ -203,6 +203,51 @@ describe('limits', () => {
     });
   });
 
+  describe('the shape of any JSON body, checked before its DTO (elements, members, values) and the violations listed', () => {
+    const post = async (body: string) => t.http.post(`/${t.projectKey}/resource`).set(await t.auth('manage_test')).set('Content-Type', 'application/json').send(body);
+    const ones = (n: number) => `[${Array.from({ length: n }, () => '1').join(',')}]`;
+    const valid = JSON.stringify(draft()).slice(1, -1);
+
+    it('an array anywhere holds at most 10,000 elements', async () => {
+      const atLimit = await post(`{${valid},"extra":${ones(10_000)}}`);
+      expectErrorEnvelope(atLimit, 400, 'InvalidField');
+      expect(atLimit.body.errors[0]).toMatchObject({ field: 'extra', message: 'extra: unknown field.' });
+      const refused = await post(`{${valid},"extra":{"deeper":${ones(10_001)}}}`);
+      expectErrorEnvelope(refused, 400, 'InvalidField');
+      expect(refused.body.errors).toEqual([{ code: 'InvalidField', field: 'extra.deeper', message: 'extra.deeper: must have at most 10000 elements.', invalidValue: 10_001 }]);
+    });
+
+    it('an object holds at most 100 members', async () => {
+      const members = (n: number) => Array.from({ length: n }, (_, i) => `"m${i}":1`).join(',');
+      const atLimit = await post(`{${valid},"extra":{${members(100)}}}`);
+      expectErrorEnvelope(atLimit, 400, 'InvalidField');
+      expect(atLimit.body.errors[0].field).toBe('extra');
+      const refused = await post(`{${valid},"extra":{${members(101)}}}`);
+      expect(refused.body.errors).toEqual([{ code: 'InvalidField', field: 'extra', message: 'extra: must have at most 100 members.', invalidValue: 101 }]);
+    });
+
+    it('a body holds at most 200,000 values', async () => {
+      // The body, extra, its 19 arrays of 10,000 and more: 190,022 values besides more's elements.
+      const arrays = (n: number) => Array.from({ length: n }, (_, i) => `"a${i}":${ones(10_000)}`).join(',');
+      const atLimit = await post(`{"extra":{${arrays(19)}},"more":${ones(9_978)}}`);
+      expectErrorEnvelope(atLimit, 400, ['RequiredField', 'InvalidField']);
+      const refused = await post(`{"extra":{${arrays(19)}},"more":${ones(9_979)}}`);
+      expectErrorEnvelope(refused, 400, 'InvalidInput');
+      expect(refused.body.message).toBe('The request body holds more than 200000 values.');
+    });
+
+    it('at most 100 violations are listed, the message counts them all', async () => {
+      const listed = await post(JSON.stringify(draft({}, { arrayOfStringExample: Array.from({ length: 100 }, (_, i) => i) })));
+      expect(listed.body.errors).toHaveLength(100);
+      expect(listed.body.message).toBe('The request has 100 invalid fields; see errors.');
+      const cut = await post(JSON.stringify(draft({}, { arrayOfStringExample: Array.from({ length: 150 }, (_, i) => i) })));
+      expectErrorEnvelope(cut, 400, 'InvalidField');
+      expect(cut.body.errors).toHaveLength(100);
+      expect(cut.body.message).toBe('The request has 150 invalid fields; errors lists the first 100.');
+      expect(cut.body.errors[99].field).toBe('objectTypeProperty.arrayOfStringExample[99]');
+    });
+  });
+
   describe('timeouts against slow clients (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_KEEP_ALIVE_TIMEOUT_MS)', () => {
     /** Writes `text` one byte every `everyMs` until the connection closes. */
     function trickle(socket: Socket, text: string, everyMs = 100): void {
