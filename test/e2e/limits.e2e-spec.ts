@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Response } from 'supertest';
-import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { listenOnFreePort } from '../support/listening-app.js';
 import { Answer, expectErrorEnvelope } from '../support/expect-error.js';
 import { draft } from '../support/fixtures.js';
@@ -309,6 +309,32 @@ describe('limits', () => {
     });
   });
 });
+
+/*
+ * DATABASE_STATEMENT_TIMEOUT_MS: a statement PostgreSQL cancels → 400 QueryTimedOut (was a 500). Only
+ * PostgreSQL cancels statements: the embedded PGlite ignores statement_timeout (README "Limits"); the
+ * mapping itself is tested on both by src/common/error-envelope.filter.spec.ts.
+ */
+if (onPostgres) {
+  describe('a search that outlasts DATABASE_STATEMENT_TIMEOUT_MS (PostgreSQL)', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await createTestApp({ DATABASE_STATEMENT_TIMEOUT_MS: '100' });
+    });
+    afterAll(() => t.close());
+
+    it('→ 400 QueryTimedOut, and the app serves on', async () => {
+      // 20 range facets of 50 ranges over 10,000 values: about 1.7 s on PostgreSQL 15 here, far over 100 ms.
+      const created = await t.http.post(`/${t.projectKey}/resource`).set(await t.auth('manage_test')).send(draft({}, { arrayOfIntExample: Array.from({ length: 10_000 }, (_, i) => i % 60) }));
+      expect(created.status).toBe(201);
+      const ranges = Array.from({ length: 50 }, (_, i) => `(${i} to ${i + 1})`).join(', ');
+      const facets = Array.from({ length: 20 }, (_, i): [string, string] => ['facet', `objectTypeProperty.arrayOfIntExample:range ${ranges} as r${i}`]);
+      const res = await t.http.get(`/${t.projectKey}/resource/searchApiPattern?${new URLSearchParams(facets)}`).set(await t.auth('view_test'));
+      expectErrorEnvelope(res, 400, 'QueryTimedOut');
+      expect((await t.http.get('/health/ready')).status).toBe(200);
+    });
+  });
+}
 
 /**
  * Opens a raw connection to 127.0.0.1:`port`, lets `drive` write to it, and resolves with everything
