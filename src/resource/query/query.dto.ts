@@ -7,7 +7,7 @@ import { expandError, sortError } from './sort-expand.js';
 import type { Variables } from './where-sql.js';
 import { WHERE_LIMITS } from './where-parser.js';
 
-/** Paging bounds of the query endpoint (CONTRACT.md §5). */
+/** Paging bounds and parameter counts of the query endpoint (CONTRACT.md §5, README "Limits"). */
 export const QUERY_LIMITS = { defaultLimit: 20, maxLimit: 500, maxOffset: 10_000, maxWhere: 10, maxSort: 10, maxExpand: 10 } as const;
 
 /** Every element of a repeatable parameter satisfies `check` (the first failure is reported). */
