@@ -9,21 +9,26 @@ import { DomainError } from './common/domain-error.js';
 import { ErrorCode } from './common/error-code.js';
 import { SCOPE_NAMES } from './auth/scopes.js';
 import { ACTION_CLASSES } from './resource/resource.dto.js';
+import { httpServerOptions, requestTargetLimit } from './common/http-limits.js';
 
 /**
  * The HTTP server: Nest on Fastify (see the note on the performance issue: on these machines Nest on
  * Express served about 6,300 req/s on a constant route, Nest on Fastify about 41,000). Route paths
- * up to 1 KiB per parameter (keys are up to 256 characters); HEAD routes only where declared.
+ * up to 1 KiB per parameter (keys are up to 256 characters); HEAD routes only where declared; the
+ * server's limits against slow and oversized requests (common/http-limits.ts).
  */
-export function createHttpAdapter(): FastifyAdapter {
-  return new FastifyAdapter({
+export function createHttpAdapter(config: AppConfig): FastifyAdapter {
+  const adapter = new FastifyAdapter({
     routerOptions: { maxParamLength: 1024 },
     exposeHeadRoutes: false,
     return503OnClosing: true,
     // Errors Fastify raises before routing (a malformed URL) answer the contract's envelope too.
     frameworkErrors: (_error: Error, _request: FastifyRequest, reply: FastifyReply) =>
       sendErrorEnvelope(reply, DomainError.invalidInput('The request URL is malformed.')),
+    ...httpServerOptions(config.http),
   });
+  adapter.getInstance().addHook('onRequest', requestTargetLimit(config.http.maxUrlBytes));
+  return adapter;
 }
 
 /** Everything global about the HTTP app; shared by `main.ts` and the tests so both run the same stack. */

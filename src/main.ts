@@ -10,7 +10,7 @@ import { stopGracefullyOnSignals } from './shutdown.js';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(config), {
     bodyParser: false,
     logger: [...LOG_LEVELS[config.logLevel]],
   });

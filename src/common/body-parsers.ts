@@ -58,7 +58,8 @@ export function registerBodyParsers(fastify: FastifyInstance, { limitBytes }: Bo
           );
         }
       },
-      (error: Error) => done(error),
+      // The client went away (or was cut by the request timeout) before its body ended: nothing to log.
+      () => done(DomainError.invalidInput('The request body was interrupted.')),
     );
   });
   // An upload answered before its body was read to the end (an early 413, 415, 404, 401…) closes the

@@ -9,6 +9,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(error.message);
 }
 
+/** SQLSTATE 57014: the statement ran into DATABASE_STATEMENT_TIMEOUT_MS and was cancelled. */
+export function isStatementTimeout(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === '57014';
+}
+
 /** SQLSTATE class 22 (data exception): a value the client sent that PostgreSQL rejects. */
 export function isDataException(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;

@@ -40,6 +40,13 @@ describe('ErrorEnvelopeFilter', () => {
     expect(JSON.stringify(sent.body)).not.toContain('0x00');
   });
 
+  it('a statement cancelled by the statement timeout (57014) → 400 QueryTimedOut without the driver message', () => {
+    const sent = render(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }));
+    expect(sent.status).toBe(400);
+    expect((sent.body!.errors as { code: string }[])[0].code).toBe(ErrorCode.QueryTimedOut);
+    expect(JSON.stringify(sent.body)).not.toContain('canceling');
+  });
+
   it('anything unknown → 500 General with a generic message, no stack or SQL', () => {
     const sent = render(new Error('syntax error at or near "SELECT"'));
     expect(sent.status).toBe(500);

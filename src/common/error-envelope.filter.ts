@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ErrorDetail } from './domain-error.js';
 import { ErrorCode, ERROR_STATUS } from './error-code.js';
-import { isDatabaseUnavailable, isDataException } from './database-errors.js';
+import { isDatabaseUnavailable, isDataException, isStatementTimeout } from './database-errors.js';
 
 const STATUS_CODE: Partial<Record<number, ErrorCode>> = {
   400: ErrorCode.InvalidInput,
@@ -62,6 +62,10 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
     if (isDataException(exception)) {
       return DomainError.of(ErrorCode.InvalidInput, 'A value in the request cannot be stored or compared (for example a NUL character).');
+    }
+    if (isStatementTimeout(exception)) {
+      this.logger.warn(`${request.method} ${pathOf(request.url)}: cancelled by the statement timeout`);
+      return DomainError.of(ErrorCode.QueryTimedOut, 'The request took longer than the database allows; narrow it (fewer or simpler predicates, filters or facets).');
     }
     if (isDatabaseUnavailable(exception)) {
       this.logUnavailable(exception as Error);

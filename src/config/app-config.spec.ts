@@ -20,6 +20,10 @@ describe('loadConfig', () => {
       ['http.port', config.http.port, 8080],
       ['http.host', config.http.host, '0.0.0.0'],
       ['http.bodyLimitBytes', config.http.bodyLimitBytes, 1_048_576],
+      ['http.maxUrlBytes', config.http.maxUrlBytes, 65_536],
+      ['http.headersTimeoutMs', config.http.headersTimeoutMs, 20_000],
+      ['http.requestTimeoutMs', config.http.requestTimeoutMs, 120_000],
+      ['http.keepAliveTimeoutMs', config.http.keepAliveTimeoutMs, 72_000],
       ['http.apiDomain', config.http.apiDomain, undefined],
       ['http.apiRegions', config.http.apiRegions, []],
       ['http.apiCloudProviders', config.http.apiCloudProviders, []],
@@ -68,6 +72,9 @@ describe('loadConfig', () => {
       [{ DATABASE_MIGRATIONS_RUN: 'no' }, (c: ReturnType<typeof loadConfig>) => c.database.migrationsRun, false],
       [{ DATABASE_MIGRATIONS_RUN: 'TRUE' }, (c: ReturnType<typeof loadConfig>) => c.database.migrationsRun, true],
       [{ HTTP_BODY_LIMIT_BYTES: '1024' }, (c: ReturnType<typeof loadConfig>) => c.http.bodyLimitBytes, 1024],
+      [{ HTTP_MAX_URL_BYTES: '1024' }, (c: ReturnType<typeof loadConfig>) => c.http.maxUrlBytes, 1024],
+      [{ HTTP_HEADERS_TIMEOUT_MS: '100', HTTP_REQUEST_TIMEOUT_MS: '100' }, (c: ReturnType<typeof loadConfig>) => [c.http.headersTimeoutMs, c.http.requestTimeoutMs], [100, 100]],
+      [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '3600000' }, (c: ReturnType<typeof loadConfig>) => c.http.keepAliveTimeoutMs, 3_600_000],
       [{ HTTP_CORS_ORIGINS: ' https://a.example , https://b.example ,' }, (c: ReturnType<typeof loadConfig>) => c.http.corsOrigins, ['https://a.example', 'https://b.example']],
       [{ PUBLIC_BASE_URL: 'https://api.example.com' }, (c: ReturnType<typeof loadConfig>) => c.http.publicBaseUrl, 'https://api.example.com'],
       [{ SHUTDOWN_TIMEOUT_MS: '100' }, (c: ReturnType<typeof loadConfig>) => c.http.shutdownTimeoutMs, 100],
@@ -107,6 +114,12 @@ describe('loadConfig', () => {
       ['PORT', '80.5'],
       ['HTTP_BODY_LIMIT_BYTES', '100'],
       ['HTTP_BODY_LIMIT_BYTES', `${64 * 1_048_576 + 1}`],
+      ['HTTP_MAX_URL_BYTES', '1023'],
+      ['HTTP_MAX_URL_BYTES', '1048577'],
+      ['HTTP_HEADERS_TIMEOUT_MS', '99'],
+      ['HTTP_HEADERS_TIMEOUT_MS', '20s'],
+      ['HTTP_REQUEST_TIMEOUT_MS', '3600001'],
+      ['HTTP_KEEP_ALIVE_TIMEOUT_MS', '0'],
       ['DATABASE_POOL_SIZE', '0'],
       ['DATABASE_POOL_SIZE', '201'],
       ['DATABASE_STATEMENT_TIMEOUT_MS', '99'],
@@ -120,6 +133,11 @@ describe('loadConfig', () => {
       ['SHUTDOWN_TIMEOUT_MS', '5s'],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);
+    });
+
+    it('a headers timeout longer than the request timeout → ConfigError naming both', () => {
+      const message = configError({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '10000' }).message;
+      expect(message).toContain('HTTP_HEADERS_TIMEOUT_MS: must not be greater than HTTP_REQUEST_TIMEOUT_MS');
     });
 
     it('names each of many problems on its own line', () => {

@@ -553,7 +553,7 @@ describe('default deny', () => {
     beforeAll(async () => {
       const config = loadConfig({ LOG_LEVEL: 'error', ...process.env, ...(dataDir ? { DATA_DIR: dataDir } : {}), AUTH_DEMO_CLIENT: 'false' });
       const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config), UnruledModule] }).compile();
-      app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), { bodyParser: false, logger: ['error', 'fatal'] });
+      app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(config), { bodyParser: false, logger: ['error', 'fatal'] });
       configureApp(app, config);
       await app.init();
       await app.getHttpAdapter().getInstance().ready();

@@ -57,7 +57,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   }
   const config = loadConfig(merged);
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), { bodyParser: false, logger: ['error', 'fatal'] });
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(config), { bodyParser: false, logger: ['error', 'fatal'] });
   const routes: RegisteredRoute[] = [];
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
   fastify.addHook('onRoute', (route) => {

@@ -47,10 +47,40 @@ export function validateBody<T extends object>(dto: DtoClass<T>, value: unknown,
       invalidValue: value,
     });
   }
+  checkShape(value, path);
   const instance = withinDepth(() => plainToInstance(dto, value));
   const details = toErrorDetails(withinDepth(() => validateSync(instance, BODY_OPTIONS)), 'body', path);
   if (details.length > 0) throw violationError(dto, details);
   return instance;
+}
+
+/**
+ * Bounds on any body's shape, checked before class-transformer copies it: its cost grows with the
+ * square of an object's member count (80,000 unknown members in 1 MiB took 8 s of the event loop) and
+ * with every element of an array no DTO allows. No DTO declares more than 10,000 elements or 20 members.
+ */
+export const BODY_SHAPE_LIMITS = { elements: 10_000, members: 100, values: 200_000 } as const;
+
+function checkShape(root: object, path: string): void {
+  let values = 0;
+  const pending: Array<{ value: unknown; at: () => string }> = [{ value: root, at: () => path }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, at } = next;
+    if (++values > BODY_SHAPE_LIMITS.values) {
+      throw DomainError.invalidInput(`The request body holds more than ${BODY_SHAPE_LIMITS.values} values.`);
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    const array = Array.isArray(value);
+    const size = array ? value.length : Object.keys(value).length;
+    if (size > (array ? BODY_SHAPE_LIMITS.elements : BODY_SHAPE_LIMITS.members)) {
+      const field = at();
+      const reason = array ? `must have at most ${BODY_SHAPE_LIMITS.elements} elements` : `must have at most ${BODY_SHAPE_LIMITS.members} members`;
+      throw DomainError.of(ErrorCode.InvalidField, `${field || 'The request body'}: ${reason}.`, { field, invalidValue: size });
+    }
+    for (const [key, child] of Object.entries(value).reverse()) {
+      pending.push({ value: child, at: () => (array ? `${at()}[${key}]` : at() ? `${at()}.${key}` : key) });
+    }
+  }
 }
 
 /**
@@ -93,10 +123,16 @@ function isEmpty(query: unknown): boolean {
   return true;
 }
 
+/** Violations listed in one answer: a 1 MiB body could otherwise be answered with 17 MB of errors. */
+export const MAX_LISTED_VIOLATIONS = 100;
+
 function violationError(dto: DtoClass, all: ErrorDetail[]): DomainError {
   const index = Reflect.getMetadata(ERROR_INDEX, dto) as IndexedErrorsOptions | undefined;
   const details = index ? firstFailingElement(all, index) : all;
   const count = details.length;
+  if (count > MAX_LISTED_VIOLATIONS) {
+    return new DomainError(details.slice(0, MAX_LISTED_VIOLATIONS), `The request has ${count} invalid fields; errors lists the first ${MAX_LISTED_VIOLATIONS}.`);
+  }
   return new DomainError(details, count === 1 ? details[0].message : `The request has ${count} invalid fields; see errors.`);
 }
 

@@ -7,8 +7,8 @@ import { expandError, sortError } from './sort-expand.js';
 import type { Variables } from './where-sql.js';
 import { WHERE_LIMITS } from './where-parser.js';
 
-/** Paging bounds of the query endpoint (CONTRACT.md §5). */
-export const QUERY_LIMITS = { defaultLimit: 20, maxLimit: 500, maxOffset: 10_000, maxWhere: 10 } as const;
+/** Paging bounds and parameter counts of the query endpoint (CONTRACT.md §5, README "Limits"). */
+export const QUERY_LIMITS = { defaultLimit: 20, maxLimit: 500, maxOffset: 10_000, maxWhere: 10, maxSort: 10, maxExpand: 10 } as const;
 
 /** Every element of a repeatable parameter satisfies `check` (the first failure is reported). */
 const EachValue = (name: string, check: (value: string) => string | undefined): PropertyDecorator =>
@@ -52,12 +52,13 @@ export class ResourceQueryDto {
 
   @Optional()
   @Repeatable()
+  @AtMost(QUERY_LIMITS.maxSort)
   @EachValue('sortSyntax', sortError)
   @ApiPropertyOptional({
     type: [String],
     description:
       'Repeatable: `<field> asc|desc` (direction required) over id, key, version, createdAt, lastModifiedAt, published, someProperty, ' +
-      'secondPropertyToUpdate; strings sort byte-wise. Ties are always broken by `id asc`.',
+      `secondPropertyToUpdate; strings sort byte-wise. Ties are always broken by \`id asc\`. At most ${QUERY_LIMITS.maxSort}.`,
     example: ['version desc'],
   })
   sort?: string[];
@@ -79,8 +80,13 @@ export class ResourceQueryDto {
 
   @Optional()
   @Repeatable()
+  @AtMost(QUERY_LIMITS.maxExpand)
   @EachValue('expandSyntax', expandError)
-  @ApiPropertyOptional({ type: [String], description: 'Repeatable: dotted identifiers, each optionally followed by `[*]`. Checked for syntax only: this model has no references to expand.', example: ['objectTypeProperty.arrayOfObjectType[*]'] })
+  @ApiPropertyOptional({
+    type: [String],
+    description: `Repeatable: dotted identifiers, each optionally followed by \`[*]\`. Checked for syntax only: this model has no references to expand. At most ${QUERY_LIMITS.maxExpand}.`,
+    example: ['objectTypeProperty.arrayOfObjectType[*]'],
+  })
   expand?: string[];
 }
 

@@ -1,6 +1,6 @@
 import { canonicalInt64 } from '../../common/query-params.js';
 import { FieldDef, Scope, SCOPES, ValueType } from './query-fields.js';
-import { CompareOp, ListNode, parseWhere, Predicate, PredicateError, ValueNode } from './where-parser.js';
+import { CompareOp, ListNode, parseWhere, Predicate, PredicateError, ValueNode, WHERE_LIMITS } from './where-parser.js';
 
 /*
  * Translates a parsed `where` predicate into a SQL condition over `resource r`. Every value is a bound
@@ -23,9 +23,18 @@ export type Variables = ReadonlyMap<string, readonly string[]>;
 
 type Cast = 'text' | 'uuid' | 'bigint' | 'numeric' | 'boolean' | 'timestamptz' | 'jsonb';
 
+/**
+ * List values one query may hold in all, a variable's values counting each time the variable is used:
+ * `contains any` binds each value on its own, so a long variable used many times would otherwise build
+ * more parameters than PostgreSQL takes (65,535) and a statement too large to plan.
+ */
+export const MAX_LIST_VALUES = 20_000;
+
 /** Collects bound values; placeholders are numbered from `first`. */
 export class SqlParams {
   readonly values: unknown[] = [];
+  /** Values of the lists translated so far (see MAX_LIST_VALUES). */
+  listValues = 0;
 
   constructor(private readonly first = 1) {}
 
@@ -309,9 +318,23 @@ class Translator {
   }
 
   private typedList(list: ListNode, field: { name: string; type: ValueType }): Typed[] {
-    if (list.kind === 'list') return list.items.map((item) => this.typed(item, field));
-    const values = this.variable(list.name, list.at);
-    return values.map((value) => this.fromText(value, field, list.at, `:${list.name} = ${JSON.stringify(value)}`));
+    if (list.kind === 'list') {
+      this.countListValues(list.items.length, list.at);
+      return list.items.map((item) => this.typed(item, field));
+    }
+    const texts = this.variable(list.name, list.at);
+    if (texts.length > WHERE_LIMITS.listSize) {
+      this.fail(list.at, `expected at most ${WHERE_LIMITS.listSize} values in a list, but var.${list.name} was given ${texts.length} times`);
+    }
+    this.countListValues(texts.length, list.at);
+    return texts.map((value) => this.fromText(value, field, list.at, `:${list.name} = ${JSON.stringify(value)}`));
+  }
+
+  private countListValues(size: number, at: number): void {
+    this.params.listValues += size;
+    if (this.params.listValues > MAX_LIST_VALUES) {
+      this.fail(at, `expected at most ${MAX_LIST_VALUES} list values in all the where parameters together (a variable counts each time it is used)`);
+    }
   }
 
   private variable(name: string, at: number): readonly string[] {

@@ -1,0 +1,71 @@
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpConfig } from '../config/app-config.js';
+import { DomainError } from './domain-error.js';
+import { ErrorCode } from './error-code.js';
+
+/**
+ * The HTTP server's own limits against slow and oversized requests (README "Limits"): options of the
+ * Node server Fastify creates, and the answers to what the server refuses before any route runs.
+ */
+
+/** Room for the request line's method and version and for the headers, beyond the longest URL. */
+export const HEADER_ROOM_BYTES = 16 * 1024;
+
+/** How often the server looks for requests past their headers or request timeout. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+/**
+ * Options of the Fastify instance: headers and whole-request timeouts (a slowloris client, or a body
+ * trickling in, is cut with 408), the keep-alive timeout, and the size of the request line and headers
+ * (431 past it). Timeouts count until the request is received, not while it is answered, so a slow
+ * namespace-action backend is unaffected.
+ */
+export function httpServerOptions(http: HttpConfig) {
+  return {
+    requestTimeout: http.requestTimeoutMs,
+    keepAliveTimeout: http.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: http.headersTimeoutMs,
+      requestTimeout: http.requestTimeoutMs,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      maxHeaderSize: http.maxUrlBytes + HEADER_ROOM_BYTES,
+    },
+    clientErrorHandler: answerClientError,
+  };
+}
+
+/**
+ * What the Node server refuses before a request reaches Fastify (a timeout, headers too large, bytes
+ * that are not HTTP) answers the contract's envelope too, then the connection closes. Nothing is
+ * written when the connection is gone or an answer to this request has begun.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const refusal =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? DomainError.of(ErrorCode.RequestTimeout, 'The request was not received in time.')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? DomainError.of(ErrorCode.RequestHeaderFieldsTooLarge, 'The request line and headers are too large.')
+        : DomainError.invalidInput('The request is not valid HTTP.');
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const body = JSON.stringify({ statusCode: refusal.status, message: refusal.message, errors: refusal.errors });
+    socket.write(
+      `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
+/** An `onRequest` hook: a request target (path and query as sent) longer than `maxUrlBytes` → 414. */
+export function requestTargetLimit(maxUrlBytes: number) {
+  return async (req: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const length = req.raw.url?.length ?? 0;
+    if (length > maxUrlBytes) {
+      throw DomainError.of(ErrorCode.UriTooLong, `The request URL has ${length} bytes; at most ${maxUrlBytes} are accepted.`);
+    }
+  };
+}
