@@ -9,26 +9,30 @@ import { DomainError } from './common/domain-error.js';
 import { ErrorCode } from './common/error-code.js';
 import { SCOPE_NAMES } from './auth/scopes.js';
 import { ACTION_CLASSES } from './resource/resource.dto.js';
+import { answerBeforeRouting, configureObservability, observabilityServerOptions } from './observability/observability.js';
+import type { Logger } from 'pino';
 
 /**
  * The HTTP server: Nest on Fastify (see the note on the performance issue: on these machines Nest on
  * Express served about 6,300 req/s on a constant route, Nest on Fastify about 41,000). Route paths
  * up to 1 KiB per parameter (keys are up to 256 characters); HEAD routes only where declared.
+ * `logger`: the service's pino logger (main.ts); without it (tests) Fastify logs nothing.
  */
-export function createHttpAdapter(): FastifyAdapter {
+export function createHttpAdapter(logger?: Logger): FastifyAdapter {
   return new FastifyAdapter({
+    ...observabilityServerOptions(logger),
     routerOptions: { maxParamLength: 1024 },
     exposeHeadRoutes: false,
     return503OnClosing: true,
     // Errors Fastify raises before routing (a malformed URL) answer the contract's envelope too.
-    frameworkErrors: (_error: Error, _request: FastifyRequest, reply: FastifyReply) =>
-      sendErrorEnvelope(reply, DomainError.invalidInput('The request URL is malformed.')),
+    frameworkErrors: answerBeforeRouting((reply) => sendErrorEnvelope(reply, DomainError.invalidInput('The request URL is malformed.'))),
   });
 }
 
 /** Everything global about the HTTP app; shared by `main.ts` and the tests so both run the same stack. */
 export function configureApp(app: NestFastifyApplication, config: AppConfig): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  configureObservability(app, config);
   if (config.http.corsOrigins.length > 0) {
     app.enableCors({
       origin: config.http.corsOrigins.includes('*') ? true : config.http.corsOrigins,

@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       ['database.statementTimeoutMs', config.database.statementTimeoutMs, 10_000],
       ['database.migrationsRun', config.database.migrationsRun, true],
       ['logLevel', config.logLevel, 'log'],
+      ['metrics.token', config.metrics.token, undefined],
     ])('%s', (_name, actual, expected) => {
       expect(actual).toEqual(expected);
     });
@@ -70,6 +71,7 @@ describe('loadConfig', () => {
       [{ HTTP_CORS_ORIGINS: ' https://a.example , https://b.example ,' }, (c: ReturnType<typeof loadConfig>) => c.http.corsOrigins, ['https://a.example', 'https://b.example']],
       [{ PUBLIC_BASE_URL: 'https://api.example.com' }, (c: ReturnType<typeof loadConfig>) => c.http.publicBaseUrl, 'https://api.example.com'],
       [{ LOG_LEVEL: 'debug' }, (c: ReturnType<typeof loadConfig>) => c.logLevel, 'debug'],
+      [{ METRICS_TOKEN: 'scrape-Token_0123.~+/=' }, (c: ReturnType<typeof loadConfig>) => c.metrics.token, 'scrape-Token_0123.~+/='],
     ])('%j', (env, pick, expected) => {
       expect(pick(loadConfig(env))).toEqual(expected);
     });
@@ -112,8 +114,17 @@ describe('loadConfig', () => {
       ['DATABASE_URL', 'not a url'],
       ['PUBLIC_BASE_URL', 'ftp://files.example.com'],
       ['LOG_LEVEL', 'verbose'],
+      ['METRICS_TOKEN', 'short-token'],
+      ['METRICS_TOKEN', 'a token with spaces in it'],
+      ['METRICS_TOKEN', 'x'.repeat(513)],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);
+    });
+
+    it('does not echo a bad METRICS_TOKEN', () => {
+      const error = configError({ METRICS_TOKEN: 'almost-a-token but not quite' });
+      expect(error.message).toContain('METRICS_TOKEN');
+      expect(error.message).not.toContain('almost-a-token');
     });
 
     it('names each of many problems on its own line', () => {
