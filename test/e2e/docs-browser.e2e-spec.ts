@@ -44,11 +44,9 @@ describe('the Swagger page in a browser', () => {
     page.on('pageerror', (error) => pageErrors.push(String(error)));
     // The page's Content-Security-Policy (src/observability/security-headers.ts) must allow all it does.
     await page.exposeFunction('reportPolicyViolation', (text: string) => blockedByPolicy.push(text));
-    await page.addInitScript(() =>
-      document.addEventListener('securitypolicyviolation', (e) =>
-        (window as unknown as { reportPolicyViolation(text: string): void }).reportPolicyViolation(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`),
-      ),
-    );
+    await page.addInitScript({
+      content: "document.addEventListener('securitypolicyviolation', (e) => window.reportPolicyViolation(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`));",
+    });
     await page.goto(`${baseUrl}/docs`, { waitUntil: 'load' });
     await page.locator('.swagger-ui .information-container .title').waitFor();
   }, 60_000);
