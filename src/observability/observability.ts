@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
 import { echoRequestId, requestIdOf } from './request-id.js';
 import { logRequestCompleted, RequestLogController, routeOf } from './request-log.js';
-import { registerSecurityHeaders } from './security-headers.js';
+import { prepareSecurityHeaders } from './security-headers.js';
 import { MetricsService } from './metrics.service.js';
 
 /**
@@ -33,11 +33,12 @@ export function answerBeforeRouting(send: (reply: FastifyReply) => void) {
  */
 export function configureObservability(app: NestFastifyApplication, config: AppConfig): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  const securityHeaders = prepareSecurityHeaders(fastify, config);
   fastify.addHook('onRequest', (request, reply, done) => {
     echoRequestId(request, reply);
+    reply.headers(securityHeaders(request));
     done();
   });
-  registerSecurityHeaders(fastify, config);
   if (config.metrics.token) {
     const metrics = app.get(MetricsService);
     fastify.addHook('onResponse', (request, reply, done) => {

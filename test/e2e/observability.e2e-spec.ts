@@ -404,7 +404,8 @@ describe('a server process: JSON logs and /metrics (METRICS_TOKEN set)', () => {
       expect(value(`http_request_duration_seconds_count{${labels}}`)).toBeGreaterThanOrEqual(3);
       expect(value(`http_request_duration_seconds_bucket{le="+Inf",${labels}}`)).toBeGreaterThanOrEqual(3);
       expect(value('http_requests_total{method="POST",route="/:projectKey/resource",status_code="201"}')).toBeGreaterThanOrEqual(1);
-      expect(value('db_pool_max_connections')).toBe(process.env.DATABASE_URL ? 10 : 1);
+      // DATABASE_POOL_SIZE (default 10) on PostgreSQL; one connection on the embedded database.
+      expect(value('db_pool_max_connections')).toBe(process.env.DATABASE_URL ? Number(process.env.DATABASE_POOL_SIZE || 10) : 1);
       expect(value('db_pool_connections')).toBeGreaterThanOrEqual(1);
       expect(value('db_pool_idle_connections')).toBeGreaterThanOrEqual(0);
       expect(value('db_pool_waiting_clients')).toBe(0);
