@@ -25,6 +25,10 @@ const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 50);
 const SCENARIOS = listEnv('BENCH_SCENARIOS', ['get', 'create', 'update']);
 const MODES = listEnv('BENCH_MODES', ['postgres', 'embedded']);
 const EMBEDDED_SEED = listEnv('BENCH_EMBEDDED_SEED', ['sql', 'http'])[0];
+// The service's observability as measured: LOG_LEVEL=log writes one JSON line per request; with
+// BENCH_METRICS=1 the service also counts every request for /metrics (METRICS_TOKEN set).
+const SERVICE_LOG_LEVEL = listEnv('BENCH_LOG_LEVEL', ['warn', 'log'])[0];
+const SERVICE_METRICS = process.env.BENCH_METRICS === '1';
 const SEED_CONCURRENCY = 20;
 const POOL_SIZE = 10;
 
@@ -171,7 +175,8 @@ function serviceEnv(port, database) {
     HOST: '127.0.0.1',
     ...database,
     RATE_LIMIT_PER_MINUTE: '0',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: SERVICE_LOG_LEVEL,
+    ...(SERVICE_METRICS ? { METRICS_TOKEN: 'bench-metrics-token-0123456789' } : {}),
     BOOTSTRAP_PROJECT_KEY: PROJECT,
     BOOTSTRAP_CLIENT_ID: CLIENT_ID,
     BOOTSTRAP_CLIENT_SECRET: CLIENT_SECRET,
@@ -649,6 +654,7 @@ function report(results) {
   for (const d of deviations) out.push(`note: ${d.server} ${d.scenario} answered ${d.status} (expected ${d.expected}): ${d.request}`);
   out.push(`load average at start ${loadAtStart.map((l) => l.toFixed(1)).join(' ')}, at end ${loadavg().map((l) => l.toFixed(1)).join(' ')} (${cpus().length} CPUs: other work on the machine skews absolute figures; compare ratios within one run)`);
   out.push(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model}), ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run`);
+  out.push(`service LOG_LEVEL=${SERVICE_LOG_LEVEL}, metrics ${SERVICE_METRICS ? 'on (METRICS_TOKEN set)' : 'off'}`);
   return out.join('\n');
 }
 

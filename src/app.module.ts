@@ -12,6 +12,7 @@ import { SearchModule } from './search/search.module.js';
 import { ImagesModule } from './images/images.module.js';
 import { NamespaceActionsModule } from './namespace-actions/namespace-actions.module.js';
 import { ComplexPathModule } from './complex-path/complex-path.module.js';
+import { MetricsModule } from './observability/metrics.module.js';
 
 @Module({})
 export class AppModule {
@@ -28,6 +29,7 @@ export class AppModule {
         ImagesModule,
         NamespaceActionsModule,
         ComplexPathModule,
+        MetricsModule.forRoot(config),
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },

@@ -10,30 +10,34 @@ import { ErrorCode } from './common/error-code.js';
 import { SCOPE_NAMES } from './auth/scopes.js';
 import { ACTION_CLASSES } from './resource/resource.dto.js';
 import { httpServerOptions, requestTargetLimit } from './common/http-limits.js';
+import { answerBeforeRouting, configureObservability, observabilityServerOptions } from './observability/observability.js';
+import type { Logger } from 'pino';
 
 /**
  * The HTTP server: Nest on Fastify (see the note on the performance issue: on these machines Nest on
  * Express served about 6,300 req/s on a constant route, Nest on Fastify about 41,000). Route paths
  * up to 1 KiB per parameter (keys are up to 256 characters); HEAD routes only where declared; the
  * server's limits against slow and oversized requests (common/http-limits.ts).
+ * `logger`: the service's pino logger (main.ts); without it (tests) Fastify logs nothing.
  */
-export function createHttpAdapter(config: AppConfig): FastifyAdapter {
-  const adapter = new FastifyAdapter({
+export function createHttpAdapter(config: AppConfig, logger?: Logger): FastifyAdapter {
+  return new FastifyAdapter({
+    ...observabilityServerOptions(logger),
     routerOptions: { maxParamLength: 1024 },
     exposeHeadRoutes: false,
     return503OnClosing: true,
     // Errors Fastify raises before routing (a malformed URL) answer the contract's envelope too.
-    frameworkErrors: (_error: Error, _request: FastifyRequest, reply: FastifyReply) =>
-      sendErrorEnvelope(reply, DomainError.invalidInput('The request URL is malformed.')),
+    frameworkErrors: answerBeforeRouting((reply) => sendErrorEnvelope(reply, DomainError.invalidInput('The request URL is malformed.'))),
     ...httpServerOptions(config.http),
   });
-  adapter.getInstance().addHook('onRequest', requestTargetLimit(config.http.maxUrlBytes));
-  return adapter;
 }
 
 /** Everything global about the HTTP app; shared by `main.ts` and the tests so both run the same stack. */
 export function configureApp(app: NestFastifyApplication, config: AppConfig): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  configureObservability(app, config);
+  // After the request id's hook, so a 414 carries X-Request-Id like every other answer.
+  fastify.addHook('onRequest', requestTargetLimit(config.http.maxUrlBytes));
   if (config.http.corsOrigins.length > 0) {
     app.enableCors({
       origin: config.http.corsOrigins.includes('*') ? true : config.http.corsOrigins,

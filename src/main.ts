@@ -7,25 +7,21 @@ import { configureApp, createHttpAdapter } from './configure-app.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { DataDirectoryLockedError } from './database/embedded-postgres.js';
 import { stopGracefullyOnSignals } from './shutdown.js';
+import { createLogger } from './observability/logger.js';
+import { NestLogger } from './observability/nest-logger.js';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(config), {
+  const logger = createLogger(config.logLevel);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(config, logger), {
     bodyParser: false,
-    logger: [...LOG_LEVELS[config.logLevel]],
+    logger: new NestLogger(logger),
   });
   configureApp(app, config);
   stopGracefullyOnSignals(app, config.http.shutdownTimeoutMs);
   await app.listen(config.http.port, config.http.host);
   new Logger('Server').log(`listening on http://${config.http.host}:${config.http.port} (docs at /docs)`);
 }
-
-const LOG_LEVELS = {
-  error: ['error', 'fatal'],
-  warn: ['error', 'fatal', 'warn'],
-  log: ['error', 'fatal', 'warn', 'log'],
-  debug: ['error', 'fatal', 'warn', 'log', 'debug'],
-} as const;
 
 bootstrap().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof DataDirectoryLockedError) {

@@ -74,9 +74,10 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
         { headers: { 'Retry-After': '5' } },
       );
     }
-    this.logger.error(
-      `${request.method} ${request.url}: ${exception instanceof Error ? exception.stack : String(exception)}`,
-    );
+    this.logger.error({
+      reqId: request.id,
+      msg: `${request.method} ${request.url}: ${exception instanceof Error ? exception.stack : String(exception)}`,
+    });
     return DomainError.of(ErrorCode.General, 'An internal error occurred.');
   }
 

@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       ['database.statementTimeoutMs', config.database.statementTimeoutMs, 10_000],
       ['database.migrationsRun', config.database.migrationsRun, true],
       ['logLevel', config.logLevel, 'log'],
+      ['metrics.token', config.metrics.token, undefined],
     ])('%s', (_name, actual, expected) => {
       expect(actual).toEqual(expected);
     });
@@ -80,6 +81,7 @@ describe('loadConfig', () => {
       [{ SHUTDOWN_TIMEOUT_MS: '100' }, (c: ReturnType<typeof loadConfig>) => c.http.shutdownTimeoutMs, 100],
       [{ SHUTDOWN_TIMEOUT_MS: '600000' }, (c: ReturnType<typeof loadConfig>) => c.http.shutdownTimeoutMs, 600_000],
       [{ LOG_LEVEL: 'debug' }, (c: ReturnType<typeof loadConfig>) => c.logLevel, 'debug'],
+      [{ METRICS_TOKEN: 'scrape-Token_0123.~+/=' }, (c: ReturnType<typeof loadConfig>) => c.metrics.token, 'scrape-Token_0123.~+/='],
     ])('%j', (env, pick, expected) => {
       expect(pick(loadConfig(env))).toEqual(expected);
     });
@@ -131,6 +133,9 @@ describe('loadConfig', () => {
       ['SHUTDOWN_TIMEOUT_MS', '99'],
       ['SHUTDOWN_TIMEOUT_MS', '600001'],
       ['SHUTDOWN_TIMEOUT_MS', '5s'],
+      ['METRICS_TOKEN', 'short-token'],
+      ['METRICS_TOKEN', 'a token with spaces in it'],
+      ['METRICS_TOKEN', 'x'.repeat(513)],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);
     });
@@ -138,6 +143,12 @@ describe('loadConfig', () => {
     it('a headers timeout longer than the request timeout → ConfigError naming both', () => {
       const message = configError({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '10000' }).message;
       expect(message).toContain('HTTP_HEADERS_TIMEOUT_MS: must not be greater than HTTP_REQUEST_TIMEOUT_MS');
+    });
+
+    it('does not echo a bad METRICS_TOKEN', () => {
+      const error = configError({ METRICS_TOKEN: 'almost-a-token but not quite' });
+      expect(error.message).toContain('METRICS_TOKEN');
+      expect(error.message).not.toContain('almost-a-token');
     });
 
     it('names each of many problems on its own line', () => {

@@ -82,16 +82,26 @@ export interface ImagesConfig {
 
 export const IMAGES_MAX_BYTES = 10_485_760;
 
+/** Prometheus metrics at `/metrics` (README "Metrics"): off unless METRICS_TOKEN is set. */
+export interface MetricsConfig {
+  /** The bearer token a scraper sends; absent → `/metrics` does not exist (404). */
+  token?: string;
+}
+
 export interface AppConfig {
   http: HttpConfig;
   database: DatabaseConfig;
   auth: AuthConfig;
   images: ImagesConfig;
   actions: ActionsConfig;
+  metrics: MetricsConfig;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** A bearer token's characters (RFC 6750 b64token), long enough not to be guessed. */
+const METRICS_TOKEN = /^[A-Za-z0-9\-._~+/=]{16,512}$/;
 
 type Env = Record<string, string | undefined>;
 
@@ -202,6 +212,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
       declarations: [],
       forwardTimeoutMs: read.int('ACTIONS_FORWARD_TIMEOUT_MS', 8_000, 1, MAX_TIMEOUT_MS),
     },
+    metrics: {
+      token: read.string('METRICS_TOKEN'),
+    },
     logLevel: read.oneOf('LOG_LEVEL', 'log', ['error', 'warn', 'log', 'debug'] as const),
   };
   if (config.actions.file) {
@@ -233,6 +246,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     if (clientSecret.length < 16) read.problems.push('BOOTSTRAP_CLIENT_SECRET: at least 16 characters');
   } else if (bootstrap.some(Boolean)) {
     read.problems.push('BOOTSTRAP_PROJECT_KEY, BOOTSTRAP_CLIENT_ID, BOOTSTRAP_CLIENT_SECRET and BOOTSTRAP_SCOPES: set all four or none');
+  }
+  if (config.metrics.token !== undefined && !METRICS_TOKEN.test(config.metrics.token)) {
+    read.problems.push('METRICS_TOKEN: 16 to 512 characters of A-Z, a-z, 0-9 and -._~+/=');
   }
   if (read.problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  - ${read.problems.join('\n  - ')}`);

@@ -1,5 +1,6 @@
 import { Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyReply } from 'fastify';
 import { Public, RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
@@ -8,6 +9,7 @@ import { ProjectKey } from '../common/project-key.js';
 import { ParamPatterns, UUID_PATTERN } from '../common/route-params.js';
 import { ObjectTestTypeDto } from '../resource/resource.dto.js';
 import { IMAGES_MAX_BYTES } from '../config/app-config.js';
+import { CROSS_ORIGIN_RESOURCE } from '../observability/security-headers.js';
 import { IMAGE_TYPES } from './image-format.js';
 import { ImageUpload, UploadedImage } from './image-upload.js';
 import { StringTestTypeDto, UploadImageQueryDto } from './images.dto.js';
@@ -84,6 +86,7 @@ export class ImagesController {
 
   @Get(':imageId')
   @Public()
+  @RouteConfig(CROSS_ORIGIN_RESOURCE)
   @ParamPatterns({ imageId: UUID_PATTERN })
   @ApiOperation({
     summary: 'Downloads an image',

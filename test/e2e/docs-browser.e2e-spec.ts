@@ -25,6 +25,7 @@ describe('the Swagger page in a browser', () => {
   let client: { id: string; secret: string };
   const requested: string[] = [];
   const pageErrors: string[] = [];
+  const blockedByPolicy: string[] = [];
 
   beforeAll(async () => {
     // Fails loudly (no skip) when the browser is missing: .ci/run installs it with apt-get.
@@ -41,6 +42,11 @@ describe('the Swagger page in a browser', () => {
     page.setDefaultTimeout(UI_TIMEOUT);
     page.on('request', (request) => requested.push(request.url()));
     page.on('pageerror', (error) => pageErrors.push(String(error)));
+    // The page's Content-Security-Policy (src/observability/security-headers.ts) must allow all it does.
+    await page.exposeFunction('reportPolicyViolation', (text: string) => blockedByPolicy.push(text));
+    await page.addInitScript({
+      content: "document.addEventListener('securitypolicyviolation', (e) => window.reportPolicyViolation(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`));",
+    });
     await page.goto(`${baseUrl}/docs`, { waitUntil: 'load' });
     await page.locator('.swagger-ui .information-container .title').waitFor();
   }, 60_000);
@@ -132,11 +138,12 @@ describe('the Swagger page in a browser', () => {
     expect((await tokenUsed).headers().authorization).toBe(`Bearer ${token}`);
   });
 
-  it('sent no request off this server and raised no page error; saves a screenshot', async () => {
+  it('sent no request off this server, raised no page error and nothing was blocked by its Content-Security-Policy; saves a screenshot', async () => {
     const offServer = requested.filter((url) => !url.startsWith(`${baseUrl}/`) && !url.startsWith('data:') && !url.startsWith('blob:'));
     expect(offServer).toEqual([]);
     expect(requested).toEqual(expect.arrayContaining([`${baseUrl}/oauth/token`, `${baseUrl}/${t.projectKey}/resource`]));
     expect(pageErrors).toEqual([]);
+    expect(blockedByPolicy).toEqual([]);
     mkdirSync(dirname(SCREENSHOT), { recursive: true });
     await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: SCREENSHOT });

@@ -528,9 +528,11 @@ describe('namespace actions', () => {
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.headers['cache-control']).toBe('max-age=5');
       expect(res.headers['x-backend']).toBe('yes');
-      for (const name of ['set-cookie', 'strict-transport-security', 'access-control-allow-origin', 'content-security-policy', 'server', 'x-powered-by', 'x-hop', 'location', 'keep-alive']) {
+      for (const name of ['set-cookie', 'strict-transport-security', 'access-control-allow-origin', 'server', 'x-powered-by', 'x-hop', 'location', 'keep-alive']) {
         expect({ name, value: res.headers[name] }).toEqual({ name, value: undefined });
       }
+      // This server's own policy (src/observability/security-headers.ts), not the backend's `default-src 'none'`.
+      expect(res.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
     });
 
     it('POST sends the JSON body exactly (64-bit integers included) with the method', async () => {

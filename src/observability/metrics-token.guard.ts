@@ -1,0 +1,31 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { invalidToken } from '../auth/token.service.js';
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/** `/metrics` answers only `Authorization: Bearer <METRICS_TOKEN>` (compared in constant time), else 401. */
+@Injectable()
+export class MetricsTokenGuard implements CanActivate {
+  private readonly expected: Buffer;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.expected = digest(config.metrics.token ?? '');
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const header = context.switchToHttp().getRequest<FastifyRequest>().headers.authorization ?? '';
+    const given = BEARER.exec(header)?.[1];
+    // Digests have one length whatever was sent, so the comparison's time says nothing about the token.
+    if (given === undefined || !timingSafeEqual(digest(given), this.expected)) {
+      throw invalidToken('The metrics token is missing or wrong (Authorization: Bearer <METRICS_TOKEN>).');
+    }
+    return true;
+  }
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
