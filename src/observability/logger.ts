@@ -52,9 +52,9 @@ export function createLogger(level: AppConfig['logLevel'], destination: Destinat
 
 /**
  * stdout, written asynchronously: a write is under way while the next lines gather, so under load one
- * write carries many lines (a synchronous write per line cost about 14 µs of a request's time against
- * a pipe, measured). Pino flushes what is left when the process exits. A stdout nobody reads stops
- * taking lines past 16 MiB waiting (they are dropped) rather than growing without bound.
+ * write carries many lines (measured alone: a line written synchronously to a pipe took about 14 µs,
+ * asynchronously about 6 µs). Pino flushes what is left when the process exits. A stdout nobody reads
+ * stops taking lines past 16 MiB waiting (they are dropped) rather than growing without bound.
  */
 function stdout(): DestinationStream {
   return pino.destination({ dest: 1, sync: false, maxLength: 16 * 1_048_576 });

@@ -366,9 +366,11 @@ describe('a server process: JSON logs and /metrics (METRICS_TOKEN set)', () => {
     });
   });
 
-  it('HSTS (one year, no includeSubDomains) when PUBLIC_BASE_URL is https', async () => {
+  it('HSTS (one year, no includeSubDomains) when PUBLIC_BASE_URL is https; the Swagger page may call PUBLIC_BASE_URL', async () => {
     const res = await fetchFrom('/health/live');
     expect(res.headers.get('strict-transport-security')).toBe('max-age=31536000');
+    const docs = await fetchFrom('/docs');
+    expect(directives(docs.headers.get('content-security-policy') ?? undefined)['connect-src']).toEqual(["'self'", 'https://api.example.test']);
   });
 
   describe('/metrics', () => {
