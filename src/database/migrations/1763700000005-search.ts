@@ -23,6 +23,25 @@ export const searchVector = (config: string, row = '') => `
   setweight(to_tsvector('${config}'::regconfig, coalesce(${row}"some_property", '') || ' ' || coalesce(${row}"second_property_to_update", '')), 'B') ||
   setweight(to_tsvector('${config}'::regconfig, coalesce(${row}"object_type_property" -> 'arrayOfStringExample', '[]'::jsonb)), 'C')`;
 
+/** The triggers that add a written resource's words to `search_word` (replaced by 1763700000006's; its `down` restores them). */
+export async function createVocabularyTriggers(queryRunner: QueryRunner): Promise<void> {
+  await queryRunner.query(`
+    CREATE FUNCTION "search_collect_words"() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO "search_word" ("project_key", "word")
+      SELECT NEW."project_key", w FROM unnest(tsvector_to_array(NEW."search_simple")) AS w
+      WHERE char_length(w) <= 64 AND w !~ '[0-9]' ORDER BY w
+      ON CONFLICT DO NOTHING;
+      RETURN NULL;
+    END $$`);
+  await queryRunner.query(`
+    CREATE TRIGGER "resource_search_words_insert" AFTER INSERT ON "resource"
+    FOR EACH ROW EXECUTE FUNCTION "search_collect_words"()`);
+  await queryRunner.query(`
+    CREATE TRIGGER "resource_search_words_update" AFTER UPDATE ON "resource"
+    FOR EACH ROW WHEN (OLD."search_simple" IS DISTINCT FROM NEW."search_simple") EXECUTE FUNCTION "search_collect_words"()`);
+}
+
 export class Search1763700000005 implements MigrationInterface {
   name = 'Search1763700000005';
 
@@ -48,21 +67,7 @@ export class Search1763700000005 implements MigrationInterface {
       )`);
     // Fuzzy candidates: words of about the query word's length, judged by levenshtein_less_equal.
     await queryRunner.query(`CREATE INDEX "search_word_length_idx" ON "search_word" ("project_key", char_length("word"))`);
-    await queryRunner.query(`
-      CREATE FUNCTION "search_collect_words"() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO "search_word" ("project_key", "word")
-        SELECT NEW."project_key", w FROM unnest(tsvector_to_array(NEW."search_simple")) AS w
-        WHERE char_length(w) <= 64 AND w !~ '[0-9]' ORDER BY w
-        ON CONFLICT DO NOTHING;
-        RETURN NULL;
-      END $$`);
-    await queryRunner.query(`
-      CREATE TRIGGER "resource_search_words_insert" AFTER INSERT ON "resource"
-      FOR EACH ROW EXECUTE FUNCTION "search_collect_words"()`);
-    await queryRunner.query(`
-      CREATE TRIGGER "resource_search_words_update" AFTER UPDATE ON "resource"
-      FOR EACH ROW WHEN (OLD."search_simple" IS DISTINCT FROM NEW."search_simple") EXECUTE FUNCTION "search_collect_words"()`);
+    await createVocabularyTriggers(queryRunner);
     // Words of the resources that existed before this migration.
     await queryRunner.query(`
       INSERT INTO "search_word" ("project_key", "word")

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { SEARCH_CONFIGS, searchVector } from './1763700000005-search.js';
+import { createVocabularyTriggers, SEARCH_CONFIGS, searchVector } from './1763700000005-search.js';
 
 /**
  * The text-search vectors move out of `resource` into `resource_search`, one row per resource and
@@ -93,20 +93,6 @@ export class SearchTable1763700000006 implements MigrationInterface {
     for (const config of SEARCH_CONFIGS) {
       await queryRunner.query(`CREATE INDEX "resource_search_${config}_idx" ON "resource" USING gin ("search_${config}")`);
     }
-    await queryRunner.query(`
-      CREATE FUNCTION "search_collect_words"() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO "search_word" ("project_key", "word")
-        SELECT NEW."project_key", w FROM unnest(tsvector_to_array(NEW."search_simple")) AS w
-        WHERE char_length(w) <= 64 AND w !~ '[0-9]' ORDER BY w
-        ON CONFLICT DO NOTHING;
-        RETURN NULL;
-      END $$`);
-    await queryRunner.query(`
-      CREATE TRIGGER "resource_search_words_insert" AFTER INSERT ON "resource"
-      FOR EACH ROW EXECUTE FUNCTION "search_collect_words"()`);
-    await queryRunner.query(`
-      CREATE TRIGGER "resource_search_words_update" AFTER UPDATE ON "resource"
-      FOR EACH ROW WHEN (OLD."search_simple" IS DISTINCT FROM NEW."search_simple") EXECUTE FUNCTION "search_collect_words"()`);
+    await createVocabularyTriggers(queryRunner);
   }
 }
