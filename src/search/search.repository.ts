@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import { RESOURCE_JSON } from '../resource/resource.repository.js';
-import type { FacetExpression, FilterExpression, FilterItem, NumericRange, SearchPath } from './search-expression.parser.js';
-import { FUZZY_MAX_ALTERNATIVES } from './text-search.js';
+import { FacetExpression, FilterExpression, FilterItem, NumericRange, SEARCH_PATHS, SearchPath } from './search-expression.parser.js';
+import { FALLBACK_CONFIG, FUZZY_MAX_ALTERNATIVES } from './text-search.js';
 
 /** One `text.<lang>` condition: every word must match one of its alternatives (the word and its fuzzy neighbours). */
 export interface TextCondition {
@@ -45,6 +45,9 @@ const SORT_COLUMNS: Record<SortField, string> = {
   secondPropertyToUpdate: 'r.second_property_to_update COLLATE "C"',
 };
 
+/** Sorts `resource_search` answers by itself; the others read `resource`. */
+const ROW_SORTS: ReadonlySet<SortField> = new Set(['score', 'id', 'key', 'published']);
+
 /** Terms of a terms facet, at most (CONTRACT.md §10). */
 const MAX_TERMS = 200;
 
@@ -57,46 +60,42 @@ class Binder {
   }
 }
 
-/** A JSON path (SQL/JSON) to a path's values inside `object_type_property`; names come from `SEARCH_PATHS`, never from input. */
-function jsonPath(path: SearchPath): string | undefined {
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * The `resource_search` column holding a path's values (numeric[] or text[]), named after the path
+ * (1763700000007-search-values.ts creates them); names come from `SEARCH_PATHS`, never from input.
+ */
+export function valuesColumn(path: SearchPath): string | undefined {
   const source = path.source;
-  if (source.kind === 'array') return `$.${source.field}[*]`;
-  if (source.kind === 'member') return `$.${source.field}[*].${source.member}`;
+  if (source.kind === 'array') return snake(source.field);
+  if (source.kind === 'member') return `${snake(source.field)}_${snake(source.member)}`;
   return undefined;
 }
 
-/**
- * One row `(id, v)` per value the resources of `fac` hold at a path (`v` is jsonb). Set-returning
- * functions in the select list (no per-row function scan), one pass over the facet set.
- */
+/** Every path's values column, in `SEARCH_PATHS` order. */
+const VALUE_COLUMNS = [...SEARCH_PATHS.values()].map(valuesColumn).filter((c): c is string => c !== undefined);
+
+/** The SQL type of a path's single values. */
+const valueType = (path: SearchPath) => (path.dataType === 'number' ? 'numeric' : path.dataType);
+
+/** A column path's value on `r` (`version` compares as numeric, so 64-bit filter values stay exact). */
+function columnValue(column: 'key' | 'version' | 'published'): string {
+  return column === 'version' ? 'r.version::numeric' : `r.${column}`;
+}
+
+/** One row `(id, v)` per value the resources of `fac` hold at a path (`v` numeric, text or boolean). */
 function valueRows(path: SearchPath): string {
   const source = path.source;
-  switch (source.kind) {
-    case 'array':
-      return `SELECT r.id, jsonb_array_elements(coalesce(r.object_type_property -> '${source.field}', '[]')) AS v FROM fac r`;
-    case 'member':
-      return `SELECT e.id, e.o -> '${source.member}' AS v FROM (SELECT r.id, jsonb_array_elements(coalesce(r.object_type_property -> '${source.field}', '[]')) AS o FROM fac r) e WHERE e.o ? '${source.member}'`;
-    case 'column':
-      return `SELECT r.id, to_jsonb(r.${source.column}) AS v FROM fac r${source.column === 'key' ? ' WHERE r.key IS NOT NULL' : ''}`;
-  }
+  if (source.kind !== 'column') return `SELECT r.id, unnest(r.${valuesColumn(path)}) AS v FROM fac r`;
+  return `SELECT r.id, ${columnValue(source.column)} AS v FROM fac r${source.column === 'key' ? ' WHERE r.key IS NOT NULL' : ''}`;
 }
 
 /** The resource `r` holds at least one value at the path. */
 function hasValues(path: SearchPath): string {
   const source = path.source;
-  switch (source.kind) {
-    case 'array':
-      return `jsonb_array_length(coalesce(r.object_type_property -> '${source.field}', '[]')) > 0`;
-    case 'member':
-      return `jsonb_path_exists(r.object_type_property, '${jsonPath(path)}')`;
-    case 'column':
-      return source.column === 'key' ? 'r.key IS NOT NULL' : 'TRUE';
-  }
-}
-
-/** A JSON literal of a value item, for containment and equality on `jsonb`. */
-function jsonOf(item: ValueItem): string {
-  return item.kind === 'text' ? JSON.stringify(item.value) : String(item.value);
+  if (source.kind !== 'column') return `cardinality(r.${valuesColumn(path)}) > 0`;
+  return source.column === 'key' ? 'r.key IS NOT NULL' : 'TRUE';
 }
 
 type ValueItem = Extract<FilterItem, { kind: 'text' | 'number' | 'boolean' }>;
@@ -110,55 +109,34 @@ function rangeMatches(value: string, range: NumericRange, b: Binder, includeTo: 
   return parts.length > 0 ? parts.join(' AND ') : 'TRUE';
 }
 
-/** A condition on one value `x.v` (jsonb) for a value, range or `exists` item. */
-function valueMatches(item: FilterItem, b: Binder): string {
-  if (isValue(item)) return `x.v = ${b.bind(jsonOf(item), 'jsonb')}`;
-  if (item.kind === 'range') return `(jsonb_typeof(x.v) = 'number' AND ${rangeMatches('(x.v)::numeric', item.range, b, true)})`;
+/** A condition on one value `x.v` for a value, range or `exists` item. */
+function valueMatches(path: SearchPath, item: FilterItem, b: Binder): string {
+  if (isValue(item)) return `x.v = ${b.bind(item.value, valueType(path))}`;
+  if (item.kind === 'range') return `(${rangeMatches('x.v', item.range, b, true)})`;
   return item.kind === 'exists' ? 'TRUE' : 'FALSE';
 }
 
-/** A range over the values of `r` at an array path: SQL/JSON with the ends as numeric variables (exact). */
-function rangeCondition(path: SearchPath, range: NumericRange, b: Binder): string {
-  const source = path.source;
-  if (source.kind === 'column') return rangeMatches(`r.${source.column}::numeric`, range, b, true);
-  const tests: string[] = [];
-  const vars: string[] = [];
-  if (range.from !== undefined) {
-    tests.push('@ >= $lo');
-    vars.push(`'lo', ${b.bind(range.from, 'numeric')}`);
-  }
-  if (range.to !== undefined) {
-    tests.push('@ <= $hi');
-    vars.push(`'hi', ${b.bind(range.to, 'numeric')}`);
-  }
-  const filter = tests.length > 0 ? tests.join(' && ') : '@.type() == "number"';
-  return `jsonb_path_exists(r.object_type_property, '${jsonPath(path)} ? (${filter})', jsonb_build_object(${vars.join(', ')}))`;
-}
-
 /**
- * A filter as a condition on `r`: any item matches. Equal values on `objectTypeProperty` are written as
- * containment on the whole column, so its GIN index serves them; ranges compare as numeric (exact 64-bit).
+ * A filter as a condition on `r`: any item matches. Values of an array path are one overlap test on
+ * its native array; ranges compare as numeric (exact 64-bit).
  */
 function filterCondition(filter: FilterExpression, b: Binder): string {
   const { path } = filter;
   const source = path.source;
   const parts: string[] = [];
+  const values = filter.items.filter(isValue).map((item) => item.value);
+  if (values.length > 0) {
+    const list = b.bind(values, `${valueType(path)}[]`);
+    parts.push(source.kind === 'column' ? `${columnValue(source.column)} = ANY(${list})` : `r.${valuesColumn(path)} && ${list}`);
+  }
   for (const item of filter.items) {
-    if (isValue(item)) {
-      if (source.kind === 'array') {
-        parts.push(`r.object_type_property @> ${b.bind(`{"${source.field}":[${jsonOf(item)}]}`, 'jsonb')}`);
-      } else if (source.kind === 'member') {
-        parts.push(`r.object_type_property @> ${b.bind(`{"${source.field}":[{"${source.member}":${jsonOf(item)}}]}`, 'jsonb')}`);
-      } else if (source.column === 'key') {
-        parts.push(`r.key = ${b.bind(item.value, 'text')}`);
-      } else if (source.column === 'version') {
-        parts.push(`r.version::numeric = ${b.bind(item.value, 'numeric')}`);
-      } else {
-        parts.push(`r.published = ${b.bind(item.value, 'boolean')}`);
-      }
-    } else if (item.kind === 'range') {
-      parts.push(rangeCondition(path, item.range, b));
-    } else {
+    if (item.kind === 'range') {
+      parts.push(
+        source.kind === 'column'
+          ? rangeMatches(columnValue(source.column), item.range, b, true)
+          : `EXISTS (SELECT 1 FROM unnest(r.${valuesColumn(path)}) AS x(v) WHERE ${rangeMatches('x.v', item.range, b, true)})`,
+      );
+    } else if (item.kind === 'exists' || item.kind === 'missing') {
       parts.push(item.kind === 'exists' ? hasValues(path) : `NOT (${hasValues(path)})`);
     }
   }
@@ -176,11 +154,9 @@ function facetSql(facet: FacetExpression, b: Binder): string {
   const counting = facet.countingResources;
   switch (facet.kind) {
     case 'terms': {
-      const text = facet.path.dataType === 'text';
-      const order = text ? `g.v COLLATE "C"` : facet.path.dataType === 'number' ? '(g.v)::numeric' : 'g.v';
-      // Counted once (grp; strings grouped as text, which hashes faster than jsonb), then only the
-      // first terms sorted (a top-N sort, not a sort of every term).
-      return `(WITH grp AS (SELECT ${text ? `x.v #>> '{}'` : 'x.v'} AS v, count(*) AS c${counting ? ', count(DISTINCT x.id) AS rc' : ''} FROM (${rows}) x GROUP BY 1),
+      const order = facet.path.dataType === 'text' ? 'g.v COLLATE "C"' : 'g.v';
+      // Counted once (grp), then only the first terms sorted (a top-N sort, not a sort of every term).
+      return `(WITH grp AS (SELECT x.v, count(*) AS c${counting ? ', count(DISTINCT x.id) AS rc' : ''} FROM (${rows}) x GROUP BY 1),
              top AS (SELECT g.*, row_number() OVER (ORDER BY g.c DESC, ${order}) AS n FROM grp g ORDER BY g.c DESC, ${order} LIMIT ${MAX_TERMS})
         SELECT json_build_object('type', 'terms', 'dataType', '${facet.path.dataType}',
           'missing', (SELECT count(*) FROM fac r WHERE NOT (${hasValues(facet.path)})),
@@ -210,12 +186,12 @@ function facetSql(facet: FacetExpression, b: Binder): string {
       return `(SELECT json_build_object('type', 'range', 'dataType', 'number', 'ranges', json_build_array(${objects.join(', ')}))
         FROM (SELECT ${aggregates.join(', ')}
               FROM (SELECT y.id, y.n, ${flags.join(', ')}
-                    FROM (SELECT x.id, (x.v)::numeric AS n FROM (${rows}) x WHERE jsonb_typeof(x.v) = 'number') y
+                    FROM (SELECT x.id, x.v AS n FROM (${rows}) x) y
                     OFFSET 0) z) s)`; // OFFSET 0: the flags stay computed once, not copied into every FILTER
     }
     case 'filter': {
       const valueItems = facet.items.filter((i) => i.kind !== 'missing');
-      const values = valueItems.length > 0 ? `(SELECT count(*) FROM (${rows}) x WHERE ${valueItems.map((i) => valueMatches(i, b)).join(' OR ')})` : '0';
+      const values = valueItems.length > 0 ? `(SELECT count(*) FROM (${rows}) x WHERE ${valueItems.map((i) => valueMatches(facet.path, i, b)).join(' OR ')})` : '0';
       const missing = facet.items.some((i) => i.kind === 'missing') ? ` + (SELECT count(*) FROM fac r WHERE NOT (${hasValues(facet.path)}))` : '';
       const resources = counting ? `, 'resourceCount', (SELECT count(*) FROM fac r WHERE ${filterCondition({ path: facet.path, items: facet.items }, b)})` : '';
       return `json_build_object('type', 'filter', 'count', ${values}${missing}${resources})`;
@@ -272,31 +248,37 @@ export class SearchRepository {
   }
 
   /**
-   * The matching resources `r` with their `score`. Text conditions are answered by `resource_search`
-   * alone (its narrow rows carry project and `published`); `resource` is joined only when a later
-   * stage reads its columns (filters, facets, a sort on another field), and its document only when
-   * filters or facets read it.
+   * The matching resources `r` with their `score`, answered by `resource_search` alone: a text's
+   * configuration partition (or the `simple` one without text) carries project, `published`, key and
+   * every path's values. The values are read only when a filter or facet needs them, and `resource`
+   * only for a sort on another field or a `version` path.
    */
   private matches(project: string, plan: SearchPlan, b: Binder): string {
-    const where = plan.queryFilters.map((filter) => filterCondition(filter, b));
-    const needsDocument = plan.facets.length > 0 || plan.queryFilters.length > 0 || plan.resultFilters.length > 0 || plan.facetFilters.length > 0;
-    const needsResource = needsDocument || plan.sort.some((s) => s.field !== 'score' && s.field !== 'id');
-    const columns =
-      'r.id, r.key, r.version, r.published, r.created_at, r.last_modified_at, r.some_property, r.second_property_to_update, ' +
-      (needsDocument ? 'r.object_type_property' : 'NULL::jsonb AS object_type_property');
+    const filters = [...plan.queryFilters, ...plan.resultFilters, ...plan.facetFilters];
+    const paths = [...filters.map((f) => f.path), ...plan.facets.map((f) => f.facet.path)];
+    const needsValues = paths.length > 0;
+    const needsResource = paths.some((p) => p.source.kind === 'column' && p.source.column === 'version') || plan.sort.some((s) => !ROW_SORTS.has(s.field));
+    const columns = ['id', 'key', 'published', ...(needsValues ? VALUE_COLUMNS : [])];
+    const selected = (i: number) => `s.resource_id AS id${i === 0 ? columns.slice(1).map((c) => `, s.${c}`).join('') : ''}`;
+    const published = plan.staged ? '' : ' AND s.published';
+    let rows: string;
     if (plan.texts.length === 0) {
-      where.unshift(`r.project_key = ${project}`, ...(plan.staged ? [] : ['r.published']));
-      return `SELECT ${columns}, 0::real AS score FROM resource r WHERE ${where.join(' AND ')}`;
+      rows = `SELECT ${selected(0)}, 0::real AS score FROM resource_search s WHERE s.config = '${FALLBACK_CONFIG}' AND s.project_key = ${project}${published}`;
+    } else {
+      // One scan of a configuration's partition per text (`config` is a constant: the planner prunes).
+      const hits = plan.texts.map((text, i) => {
+        const query = textQuery(text, b);
+        return `(SELECT ${selected(i)}, ts_rank(s.vector, ${query}) AS score FROM resource_search s
+                 WHERE s.config = '${text.config}' AND s.project_key = ${project}${published} AND s.vector @@ (${query})) t${i}`;
+      });
+      const joined = hits.reduce((from, hit, i) => `${from} JOIN ${hit} ON t${i}.id = t0.id`);
+      rows = `SELECT ${columns.map((c) => `t0.${c}`).join(', ')}, (${plan.texts.map((_, i) => `t${i}.score`).join(' + ')})::real AS score FROM ${joined}`;
     }
-    // One scan of a configuration's partition per text (`config` is a constant: the planner prunes).
-    const hits = plan.texts.map((text, i) => {
-      const query = textQuery(text, b);
-      return `(SELECT s.resource_id AS id, ts_rank(s.vector, ${query}) AS score FROM resource_search s
-               WHERE s.config = '${text.config}' AND s.project_key = ${project}${plan.staged ? '' : ' AND s.published'} AND s.vector @@ (${query})) t${i}`;
-    });
-    const joined = hits.reduce((from, hit, i) => `${from} JOIN ${hit} ON t${i}.id = t0.id`);
-    const score = `(${plan.texts.map((_, i) => `t${i}.score`).join(' + ')})::real AS score`;
-    if (!needsResource) return `SELECT t0.id, ${score} FROM ${joined}`;
-    return `SELECT ${columns}, ${score} FROM ${joined} JOIN resource r ON r.id = t0.id${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    if (needsResource) {
+      rows = `SELECT m.*, r.version, r.created_at, r.last_modified_at, r.some_property, r.second_property_to_update
+              FROM (${rows}) m JOIN resource r ON r.id = m.id`;
+    }
+    const where = plan.queryFilters.map((filter) => filterCondition(filter, b));
+    return where.length === 0 ? rows : `SELECT * FROM (${rows}) r WHERE ${where.join(' AND ')}`;
   }
 }

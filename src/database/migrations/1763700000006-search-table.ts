@@ -16,6 +16,37 @@ import { createVocabularyTriggers, SEARCH_CONFIGS, searchVector } from './176370
  */
 const VECTOR_OF_NEW = (config: string) => searchVector(config, 'NEW.');
 
+/**
+ * The trigger function of this migration (1763700000007's `down` restores it): the vectors of every
+ * configuration and the fuzzy vocabulary, kept in the writing transaction.
+ */
+export const searchIndexFunction = () => `
+  CREATE OR REPLACE FUNCTION "search_index_resource"() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          DELETE FROM "resource_search" WHERE "resource_id" = OLD."id";
+          RETURN NULL;
+        END IF;
+        IF TG_OP = 'UPDATE'
+           AND NEW."key" IS NOT DISTINCT FROM OLD."key"
+           AND NEW."some_property" IS NOT DISTINCT FROM OLD."some_property"
+           AND NEW."second_property_to_update" IS NOT DISTINCT FROM OLD."second_property_to_update"
+           AND (NEW."object_type_property" -> 'arrayOfStringExample') IS NOT DISTINCT FROM (OLD."object_type_property" -> 'arrayOfStringExample') THEN
+          IF NEW."published" IS DISTINCT FROM OLD."published" THEN
+            UPDATE "resource_search" SET "published" = NEW."published" WHERE "resource_id" = NEW."id";
+          END IF;
+          RETURN NULL;
+        END IF;
+        INSERT INTO "resource_search" ("resource_id", "config", "project_key", "published", "vector")
+        VALUES ${SEARCH_CONFIGS.map((c) => `(NEW."id", '${c}', NEW."project_key", NEW."published", ${VECTOR_OF_NEW(c)})`).join(',\n               ')}
+        ON CONFLICT ("resource_id", "config") DO UPDATE SET "published" = EXCLUDED."published", "vector" = EXCLUDED."vector";
+        INSERT INTO "search_word" ("project_key", "word")
+        SELECT NEW."project_key", w FROM unnest(tsvector_to_array(${VECTOR_OF_NEW('simple')})) AS w
+        WHERE char_length(w) <= 64 AND w !~ '[0-9]' ORDER BY w
+        ON CONFLICT DO NOTHING;
+        RETURN NULL;
+      END $$`;
+
 export class SearchTable1763700000006 implements MigrationInterface {
   name = 'SearchTable1763700000006';
 
@@ -46,32 +77,7 @@ export class SearchTable1763700000006 implements MigrationInterface {
     await queryRunner.query(`DROP TRIGGER "resource_search_words_update" ON "resource"`);
     await queryRunner.query(`DROP TRIGGER "resource_search_words_insert" ON "resource"`);
     await queryRunner.query(`DROP FUNCTION "search_collect_words"()`);
-    await queryRunner.query(`
-      CREATE FUNCTION "search_index_resource"() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'DELETE' THEN
-          DELETE FROM "resource_search" WHERE "resource_id" = OLD."id";
-          RETURN NULL;
-        END IF;
-        IF TG_OP = 'UPDATE'
-           AND NEW."key" IS NOT DISTINCT FROM OLD."key"
-           AND NEW."some_property" IS NOT DISTINCT FROM OLD."some_property"
-           AND NEW."second_property_to_update" IS NOT DISTINCT FROM OLD."second_property_to_update"
-           AND (NEW."object_type_property" -> 'arrayOfStringExample') IS NOT DISTINCT FROM (OLD."object_type_property" -> 'arrayOfStringExample') THEN
-          IF NEW."published" IS DISTINCT FROM OLD."published" THEN
-            UPDATE "resource_search" SET "published" = NEW."published" WHERE "resource_id" = NEW."id";
-          END IF;
-          RETURN NULL;
-        END IF;
-        INSERT INTO "resource_search" ("resource_id", "config", "project_key", "published", "vector")
-        VALUES ${SEARCH_CONFIGS.map((c) => `(NEW."id", '${c}', NEW."project_key", NEW."published", ${VECTOR_OF_NEW(c)})`).join(',\n               ')}
-        ON CONFLICT ("resource_id", "config") DO UPDATE SET "published" = EXCLUDED."published", "vector" = EXCLUDED."vector";
-        INSERT INTO "search_word" ("project_key", "word")
-        SELECT NEW."project_key", w FROM unnest(tsvector_to_array(${VECTOR_OF_NEW('simple')})) AS w
-        WHERE char_length(w) <= 64 AND w !~ '[0-9]' ORDER BY w
-        ON CONFLICT DO NOTHING;
-        RETURN NULL;
-      END $$`);
+    await queryRunner.query(searchIndexFunction());
     await queryRunner.query(`
       CREATE TRIGGER "resource_search_index" AFTER INSERT OR UPDATE OR DELETE ON "resource"
       FOR EACH ROW EXECUTE FUNCTION "search_index_resource"()`);

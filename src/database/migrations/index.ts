@@ -5,6 +5,7 @@ import { Images1763700000003 } from './1763700000003-images.js';
 import { NamespaceActions1763700000004 } from './1763700000004-namespace-actions.js';
 import { Search1763700000005 } from './1763700000005-search.js';
 import { SearchTable1763700000006 } from './1763700000006-search-table.js';
+import { SearchValues1763700000007 } from './1763700000007-search-values.js';
 
 /** Every migration, in order. Listed explicitly so the app, the CLI and tests load the same set. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   NamespaceActions1763700000004,
   Search1763700000005,
   SearchTable1763700000006,
+  SearchValues1763700000007,
 ];
