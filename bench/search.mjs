@@ -9,7 +9,8 @@
 //   text    text.en=<word>                       words of mid frequency, rotating
 //   fuzzy   text.en=<word with one typo>&fuzzy=true
 //   facets  text.en=<word> + filter.query + filter + a terms, a range and a filtered facet
-// SEARCH_BENCH_SLOWEST=<n> logs the n slowest requests of each scenario.
+// SEARCH_BENCH_SLOWEST=<n> logs the n slowest requests of each scenario; SEARCH_BENCH_SCENARIOS=facets,…
+// runs only those.
 // Texts are English sentences drawn from a Zipf distribution over ~400 common words, so a query word
 // matches a realistic share of the resources (the mean `total` per scenario is printed too).
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -183,7 +184,8 @@ try {
   await seed(client);
   const auth = await fetchToken(service.url, CLIENT);
   const results = [];
-  for (const [name, build] of Object.entries(SCENARIOS)) results.push(await measure(service.url, auth, name, build));
+  const only = process.env.SEARCH_BENCH_SCENARIOS?.split(',');
+  for (const [name, build] of Object.entries(SCENARIOS)) if (!only || only.includes(name)) results.push(await measure(service.url, auth, name, build));
   console.log(`\nsearchApiPattern over ${COUNT} resources, ${REQUESTS} sequential requests per scenario (after ${WARMUP} warm-up):`);
   console.log('scenario   p50 ms   p95 ms   p99 ms   mean total matches');
   for (const r of results) {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import { RESOURCE_JSON } from '../resource/resource.repository.js';
-import { FacetExpression, FilterExpression, FilterItem, NumericRange, SEARCH_PATHS, SearchPath } from './search-expression.parser.js';
+import type { FacetExpression, FilterExpression, FilterItem, NumericRange, SearchPath } from './search-expression.parser.js';
 import { FALLBACK_CONFIG, FUZZY_MAX_ALTERNATIVES } from './text-search.js';
 
 /** One `text.<lang>` condition: every word must match one of its alternatives (the word and its fuzzy neighbours). */
@@ -73,9 +73,6 @@ export function valuesColumn(path: SearchPath): string | undefined {
   return undefined;
 }
 
-/** Every path's values column, in `SEARCH_PATHS` order. */
-const VALUE_COLUMNS = [...SEARCH_PATHS.values()].map(valuesColumn).filter((c): c is string => c !== undefined);
-
 /** The SQL type of a path's single values. */
 const valueType = (path: SearchPath) => (path.dataType === 'number' ? 'numeric' : path.dataType);
 
@@ -109,6 +106,18 @@ function rangeMatches(value: string, range: NumericRange, b: Binder, includeTo: 
   return parts.length > 0 ? parts.join(' AND ') : 'TRUE';
 }
 
+/**
+ * A filter range (both ends included) as a `numrange`, tested against an array's elements with
+ * `@> ANY` (no subquery per row: about 4 times faster). An unbounded end is NULL; a range whose `from`
+ * is above its `to` is NULL, which matches nothing (as the comparisons did), where `numrange` would fail.
+ */
+function valuesRange(range: NumericRange, b: Binder): string {
+  const from = range.from === undefined ? 'NULL' : b.bind(range.from, 'numeric');
+  const to = range.to === undefined ? 'NULL' : b.bind(range.to, 'numeric');
+  const value = `numrange(${from}, ${to}, '[]')`;
+  return range.from !== undefined && range.to !== undefined ? `(CASE WHEN ${from} <= ${to} THEN ${value} END)` : value;
+}
+
 /** A condition on one value `x.v` for a value, range or `exists` item. */
 function valueMatches(path: SearchPath, item: FilterItem, b: Binder): string {
   if (isValue(item)) return `x.v = ${b.bind(item.value, valueType(path))}`;
@@ -134,7 +143,7 @@ function filterCondition(filter: FilterExpression, b: Binder): string {
       parts.push(
         source.kind === 'column'
           ? rangeMatches(columnValue(source.column), item.range, b, true)
-          : `EXISTS (SELECT 1 FROM unnest(r.${valuesColumn(path)}) AS x(v) WHERE ${rangeMatches('x.v', item.range, b, true)})`,
+          : `${valuesRange(item.range, b)} @> ANY(r.${valuesColumn(path)})`,
       );
     } else if (item.kind === 'exists' || item.kind === 'missing') {
       parts.push(item.kind === 'exists' ? hasValues(path) : `NOT (${hasValues(path)})`);
@@ -157,11 +166,11 @@ function facetSql(facet: FacetExpression, b: Binder): string {
       const order = facet.path.dataType === 'text' ? 'g.v COLLATE "C"' : 'g.v';
       // Counted once (grp), then only the first terms sorted (a top-N sort, not a sort of every term).
       return `(WITH grp AS (SELECT x.v, count(*) AS c${counting ? ', count(DISTINCT x.id) AS rc' : ''} FROM (${rows}) x GROUP BY 1),
-             top AS (SELECT g.*, row_number() OVER (ORDER BY g.c DESC, ${order}) AS n FROM grp g ORDER BY g.c DESC, ${order} LIMIT ${MAX_TERMS})
+             top AS (SELECT g.* FROM grp g ORDER BY g.c DESC, ${order} LIMIT ${MAX_TERMS})
         SELECT json_build_object('type', 'terms', 'dataType', '${facet.path.dataType}',
           'missing', (SELECT count(*) FROM fac r WHERE NOT (${hasValues(facet.path)})),
-          'total', t.total, 'other', t.total - coalesce((SELECT sum(top.c) FROM top), 0),
-          'terms', coalesce((SELECT json_agg(json_build_object('term', top.v, 'count', top.c${counting ? `, 'resourceCount', top.rc` : ''}) ORDER BY top.n) FROM top), '[]'))
+          'total', t.total, 'other', t.total - coalesce((SELECT sum(g.c) FROM top g), 0),
+          'terms', coalesce((SELECT json_agg(json_build_object('term', g.v, 'count', g.c${counting ? `, 'resourceCount', g.rc` : ''}) ORDER BY g.c DESC, ${order}) FROM top g), '[]'))
         FROM (SELECT coalesce(sum(grp.c), 0) AS total FROM grp) t)`;
     }
     case 'range': {
@@ -235,14 +244,15 @@ export class SearchRepository {
       plan.facets.length === 0 ? `'{}'::json` : `json_build_object(${plan.facets.map((f) => `${b.bind(f.name, 'text')}, ${facetSql(f.facet, b)}`).join(', ')})`;
     const text = `
       WITH base AS MATERIALIZED (${this.matches(project, plan, b)}),
-      res AS (SELECT * FROM base r WHERE ${resultWhere.length > 0 ? resultWhere.join(' AND ') : 'TRUE'}),
-      fac AS (SELECT * FROM base r WHERE ${facetWhere.length > 0 ? facetWhere.join(' AND ') : 'TRUE'})
+      -- res and fac are read where they are used (no copy of base's rows), fac once when facet filters narrow it.
+      res AS NOT MATERIALIZED (SELECT * FROM base r WHERE ${resultWhere.length > 0 ? resultWhere.join(' AND ') : 'TRUE'}),
+      fac AS ${facetWhere.length > 0 ? `MATERIALIZED (SELECT * FROM base r WHERE ${facetWhere.join(' AND ')})` : 'NOT MATERIALIZED (SELECT * FROM base)'}
       SELECT '{"limit":' || ${b.bind(plan.limit, 'integer')} || ',"offset":' || ${b.bind(plan.offset, 'integer')}
           || ',"count":' || p.count || ',"total":' || (SELECT count(*) FROM res)
           || ',"results":[' || coalesce(p.json, '') || '],"facets":' || (${facets})::text || '}' AS json
       FROM (SELECT count(*) AS count, string_agg(${RESOURCE_JSON}, ',' ORDER BY p.n) AS json
-            FROM (SELECT r.id, row_number() OVER (ORDER BY ${order}) AS n FROM res r
-                  ORDER BY ${order} LIMIT ${b.bind(plan.limit, 'integer')} OFFSET ${b.bind(plan.offset, 'integer')}) p
+            FROM (SELECT q.id, row_number() OVER () AS n
+                  FROM (SELECT r.id FROM res r ORDER BY ${order} LIMIT ${b.bind(plan.limit, 'integer')} OFFSET ${b.bind(plan.offset, 'integer')}) q) p
             JOIN resource r ON r.id = p.id) p`;
     return (await this.db.one<{ json: string }>(text, b.values))!.json;
   }
@@ -256,9 +266,9 @@ export class SearchRepository {
   private matches(project: string, plan: SearchPlan, b: Binder): string {
     const filters = [...plan.queryFilters, ...plan.resultFilters, ...plan.facetFilters];
     const paths = [...filters.map((f) => f.path), ...plan.facets.map((f) => f.facet.path)];
-    const needsValues = paths.length > 0;
     const needsResource = paths.some((p) => p.source.kind === 'column' && p.source.column === 'version') || plan.sort.some((s) => !ROW_SORTS.has(s.field));
-    const columns = ['id', 'key', 'published', ...(needsValues ? VALUE_COLUMNS : [])];
+    // Only the values columns some filter or facet reads: base's rows are copied once and read by every stage.
+    const columns = ['id', 'key', 'published', ...new Set(paths.map(valuesColumn).filter((c): c is string => c !== undefined))];
     const selected = (i: number) => `s.resource_id AS id${i === 0 ? columns.slice(1).map((c) => `, s.${c}`).join('') : ''}`;
     const published = plan.staged ? '' : ' AND s.published';
     let rows: string;

@@ -299,6 +299,11 @@ describe('GET /{projectKey}/resource/searchApiPattern', () => {
       expect(sortedKeys(await ok(pk, [...all, ['filter.query', `${INTS}:range (3 to 10)`]]))).toEqual(['f-2', 'f-3', 'f-5']);
       expect(sortedKeys(await ok(pk, [...all, ['filter.query', `${INTS}:range (* to 1), (100 to *)`]]))).toEqual(['f-1', 'f-5']);
       expect(sortedKeys(await ok(pk, [...all, ['filter.query', `${INTS}:range (101 to *)`]]))).toEqual([]);
+      // A range whose from is above its to matches nothing (no error), alone or beside another range; (* to *) is any value.
+      expect(sortedKeys(await ok(pk, [...all, ['filter.query', `${INTS}:range (10 to 3)`]]))).toEqual([]);
+      expect(sortedKeys(await ok(pk, [...all, ['filter.query', `${INTS}:range (10 to 3), (100 to *)`]]))).toEqual(['f-5']);
+      expect(sortedKeys(await ok(pk, [...all, ['filter', `${INTS}:range (* to *)`]]))).toEqual(['f-1', 'f-2', 'f-3', 'f-5']);
+      expect((await ok(pk, [...all, ['filter.query', 'version:range (2 to 1)']])).total).toBe(0);
       expect(keysOf(await ok(pk, [...all, ['filter.query', `${INTS}:missing`]]))).toEqual([undefined]);
       expect(sortedKeys(await ok(pk, [...all, ['filter.query', `${INTS}:exists`]]))).toEqual(['f-1', 'f-2', 'f-3', 'f-5']);
       expect(keysOf(await ok(pk, [...all, ['filter.query', `key:missing`]]))).toEqual([undefined]);
