@@ -88,6 +88,13 @@ function valueRows(path: SearchPath): string {
   return `SELECT r.id, ${columnValue(source.column)} AS v FROM fac r${source.column === 'key' ? ' WHERE r.key IS NOT NULL' : ''}`;
 }
 
+/** How many values the resources `r` hold at a path (an aggregate). */
+function valueCount(path: SearchPath): string {
+  const source = path.source;
+  if (source.kind !== 'column') return `coalesce(sum(cardinality(r.${valuesColumn(path)})), 0)`;
+  return source.column === 'key' ? 'count(r.key)' : 'count(*)';
+}
+
 /** The resource `r` holds at least one value at the path. */
 function hasValues(path: SearchPath): string {
   const source = path.source;
@@ -163,15 +170,15 @@ function facetSql(facet: FacetExpression, b: Binder): string {
   const counting = facet.countingResources;
   switch (facet.kind) {
     case 'terms': {
-      const order = facet.path.dataType === 'text' ? 'g.v COLLATE "C"' : 'g.v';
-      // Counted once (grp), then only the first terms sorted (a top-N sort, not a sort of every term).
-      return `(WITH grp AS (SELECT x.v, count(*) AS c${counting ? ', count(DISTINCT x.id) AS rc' : ''} FROM (${rows}) x GROUP BY 1),
-             top AS (SELECT g.* FROM grp g ORDER BY g.c DESC, ${order} LIMIT ${MAX_TERMS})
-        SELECT json_build_object('type', 'terms', 'dataType', '${facet.path.dataType}',
-          'missing', (SELECT count(*) FROM fac r WHERE NOT (${hasValues(facet.path)})),
+      const byTerm = (v: string) => (facet.path.dataType === 'text' ? `${v} COLLATE "C"` : v);
+      // The terms are counted and only the first sorted (a top-N sort, not a sort of every term);
+      // total and missing come from one pass over the resources (array lengths), not from the terms.
+      return `(WITH top AS (SELECT x.v, count(*) AS c${counting ? ', count(DISTINCT x.id) AS rc' : ''} FROM (${rows}) x
+                           GROUP BY 1 ORDER BY count(*) DESC, ${byTerm('x.v')} LIMIT ${MAX_TERMS})
+        SELECT json_build_object('type', 'terms', 'dataType', '${facet.path.dataType}', 'missing', t.missing,
           'total', t.total, 'other', t.total - coalesce((SELECT sum(g.c) FROM top g), 0),
-          'terms', coalesce((SELECT json_agg(json_build_object('term', g.v, 'count', g.c${counting ? `, 'resourceCount', g.rc` : ''}) ORDER BY g.c DESC, ${order}) FROM top g), '[]'))
-        FROM (SELECT coalesce(sum(grp.c), 0) AS total FROM grp) t)`;
+          'terms', coalesce((SELECT json_agg(json_build_object('term', g.v, 'count', g.c${counting ? `, 'resourceCount', g.rc` : ''}) ORDER BY g.c DESC, ${byTerm('g.v')}) FROM top g), '[]'))
+        FROM (SELECT count(*) FILTER (WHERE NOT (${hasValues(facet.path)})) AS missing, ${valueCount(facet.path)} AS total FROM fac r) t)`;
     }
     case 'range': {
       // One pass over the values: each value is tested once per range (flags), and each range's
