@@ -190,14 +190,13 @@ function facetSql(facet: FacetExpression, b: Binder): string {
         `sum(z.n) FILTER (WHERE z.in${i}) AS t${i}`,
         `min(z.n) FILTER (WHERE z.in${i}) AS mn${i}`,
         `max(z.n) FILTER (WHERE z.in${i}) AS mx${i}`,
-        `avg(z.n) FILTER (WHERE z.in${i}) AS av${i}`,
       ]);
       const end = (value: string | undefined) => (value === undefined ? 'NULL::numeric' : b.bind(value, 'numeric'));
       const endText = (value: string | undefined) => (value === undefined ? `'*'` : b.bind(value, 'text'));
       const objects = facet.ranges.map(
         (range, i) =>
           `json_build_object('from', ${end(range.from)}, 'fromStr', ${endText(range.from)}, 'to', ${end(range.to)}, 'toStr', ${endText(range.to)}, ` +
-          `'count', s.c${i}${counting ? `, 'resourceCount', s.rc${i}` : ''}, 'total', coalesce(s.t${i}, 0), 'min', s.mn${i}, 'max', s.mx${i}, 'mean', trim_scale(s.av${i}))`,
+          `'count', s.c${i}${counting ? `, 'resourceCount', s.rc${i}` : ''}, 'total', coalesce(s.t${i}, 0), 'min', s.mn${i}, 'max', s.mx${i}, 'mean', trim_scale(s.t${i} / nullif(s.c${i}, 0)))`,
       );
       return `(SELECT json_build_object('type', 'range', 'dataType', 'number', 'ranges', json_build_array(${objects.join(', ')}))
         FROM (SELECT ${aggregates.join(', ')}
