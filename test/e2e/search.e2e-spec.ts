@@ -313,6 +313,47 @@ describe('GET /{projectKey}/resource/searchApiPattern', () => {
       expect(sortedKeys(await ok(pk, [...all, ['filter.query', 'objectTypeProperty.arrayOfFloatExample:range (1 to 1.5)']]))).toEqual(['f-2']);
     });
 
+    it('keeps filters and facets in step with every write, with and without text (values kept by the write trigger)', async () => {
+      const own = uniqueProjectKey('sync-values');
+      const auth = await t.auth('manage_test', { projectKey: own });
+      const strings = ['beacon'];
+      const created = await create(own, neutral(strings, { arrayOfIntExample: [7], arrayOfObjectType: [{ integerExample: 1, integerExampleInt32: 1 }] }, { key: 'k-v' }));
+      const texts: Params[] = [[], [['text.en', 'beacon']]];
+      const expectKeys = async (params: Params, keys: string[]) => {
+        for (const text of texts) expect(keysOf(await ok(own, [...text, ...params]))).toEqual(keys);
+      };
+      await expectKeys([['filter.query', `${INTS}:7`]], ['k-v']);
+      await expectKeys([['filter.query', `${BIG}:1`]], ['k-v']);
+
+      // Only the document changes (the searched texts stay): the values follow.
+      const update = async (version: number, actions: object[]) => {
+        const res = await t.http.post(`/${own}/resource/${created.id}`).set(auth).send({ version, actions });
+        expect(res.status).toBe(200);
+      };
+      const objectTypeProperty = { ...created.objectTypeProperty, arrayOfIntExample: [8, 9], arrayOfStringExample: strings, arrayOfObjectType: [] };
+      await update(1, [{ action: 'setObjectTypeProperty', objectTypeProperty }]);
+      await expectKeys([['filter.query', `${INTS}:7`]], []);
+      await expectKeys([['filter.query', `${INTS}:range (9 to 9)`]], ['k-v']);
+      await expectKeys([['filter.query', `${BIG}:missing`]], ['k-v']);
+      for (const text of texts) {
+        const body = await ok(own, [...text, ['facet', INTS]]);
+        expect(body.facets[INTS]).toMatchObject({ total: 2, missing: 0, terms: [{ term: 8, count: 1 }, { term: 9, count: 1 }] });
+      }
+
+      // The key, then published alone.
+      await update(2, [{ action: 'setKey', key: 'k-w' }]);
+      await expectKeys([['filter.query', 'key:"k-w"']], ['k-w']);
+      await expectKeys([['filter.query', 'key:"k-v"']], []);
+      await update(3, [{ action: 'unpublish' }]);
+      await expectKeys([['filter.query', `${INTS}:8`]], []);
+      await expectKeys([['filter.query', `${INTS}:8`], ['staged', 'true']], ['k-w']);
+
+      // A delete leaves no row behind in any partition.
+      const deleted = await t.http.delete(`/${own}/resource/${created.id}?version=4`).set(auth);
+      expect(deleted.status).toBe(200);
+      for (const text of texts) expect(await ok(own, [...text, ['staged', 'true'], ['facet', INTS]])).toMatchObject({ total: 0, facets: { [INTS]: { total: 0 } } });
+    });
+
     it('ANDs repeated filters', async () => {
       expect(keysOf(await ok(pk, [...all, ['filter.query', `${STRINGS}:"red"`], ['filter.query', `${INTS}:3`]]))).toEqual(['f-2']);
       expect(keysOf(await ok(pk, [...all, ['filter', `${STRINGS}:"red"`], ['filter', `${INTS}:1`]]))).toEqual(['f-1']);
