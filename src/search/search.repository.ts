@@ -46,7 +46,7 @@ const SORT_COLUMNS: Record<SortField, string> = {
 };
 
 /** Sorts `resource_search` answers by itself; the others read `resource`. */
-const ROW_SORTS: ReadonlySet<SortField> = new Set(['score', 'id', 'key', 'published']);
+const ROW_SORTS: ReadonlySet<SortField> = new Set(['score', 'id', 'key', 'published', 'createdAt']);
 
 /** Terms of a terms facet, at most (CONTRACT.md §10). */
 const MAX_TERMS = 200;
@@ -265,16 +265,16 @@ export class SearchRepository {
 
   /**
    * The matching resources `r` with their `score`, answered by `resource_search` alone: a text's
-   * configuration partition (or the `simple` one without text) carries project, `published`, key and
-   * every path's values. The values are read only when a filter or facet needs them, and `resource`
-   * only for a sort on another field or a `version` path.
+   * configuration partition (or the `simple` one without text) carries project, `published`, key,
+   * creation time and every path's values. The values are read only when a filter or facet needs them,
+   * and `resource` only for a sort on another field or a `version` path.
    */
   private matches(project: string, plan: SearchPlan, b: Binder): string {
     const filters = [...plan.queryFilters, ...plan.resultFilters, ...plan.facetFilters];
     const paths = [...filters.map((f) => f.path), ...plan.facets.map((f) => f.facet.path)];
     const needsResource = paths.some((p) => p.source.kind === 'column' && p.source.column === 'version') || plan.sort.some((s) => !ROW_SORTS.has(s.field));
     // Only the values columns some filter or facet reads: base's rows are copied once and read by every stage.
-    const columns = ['id', 'key', 'published', ...new Set(paths.map(valuesColumn).filter((c): c is string => c !== undefined))];
+    const columns = ['id', 'key', 'published', 'created_at', ...new Set(paths.map(valuesColumn).filter((c): c is string => c !== undefined))];
     const selected = (i: number) => `s.resource_id AS id${i === 0 ? columns.slice(1).map((c) => `, s.${c}`).join('') : ''}`;
     const published = plan.staged ? '' : ' AND s.published';
     let rows: string;
@@ -291,7 +291,7 @@ export class SearchRepository {
       rows = `SELECT ${columns.map((c) => `t0.${c}`).join(', ')}, (${plan.texts.map((_, i) => `t${i}.score`).join(' + ')})::real AS score FROM ${joined}`;
     }
     if (needsResource) {
-      rows = `SELECT m.*, r.version, r.created_at, r.last_modified_at, r.some_property, r.second_property_to_update
+      rows = `SELECT m.*, r.version, r.last_modified_at, r.some_property, r.second_property_to_update
               FROM (${rows}) m JOIN resource r ON r.id = m.id`;
     }
     const where = plan.queryFilters.map((filter) => filterCondition(filter, b));

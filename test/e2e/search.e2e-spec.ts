@@ -502,6 +502,21 @@ describe('GET /{projectKey}/resource/searchApiPattern', () => {
     });
 
     it.each([
+      ['createdAt', 'asc'],
+      ['createdAt', 'desc'],
+      ['lastModifiedAt', 'desc'],
+      ['version', 'asc'],
+    ])('sorts by %s %s, then id, with and without text', async (field, direction) => {
+      for (const [text, count] of [[[], 5], [[['text.en', 'red blue']], 1], [[['text.en', 'red']], 2]] as Array<[Params, number]>) {
+        const body = await ok(pk, [...all, ...text, ['sort', `${field} ${direction}`]]);
+        expect(body.results).toHaveLength(count);
+        const rows = body.results.map((r: ResourceBody & Record<string, unknown>) => [String(r[field]).padStart(20, '0'), r.id] as const);
+        const expected = [...rows].sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : 1) : (a[0] < b[0]) === (direction === 'asc') ? -1 : 1));
+        expect(rows).toEqual(expected);
+      }
+    });
+
+    it.each([
       ['limit', '501'],
       ['limit', '-1'],
       ['limit', '2.5'],
