@@ -66,7 +66,7 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase(
  * The `resource_search` column holding a path's values (numeric[] or text[]), named after the path
  * (1763700000007-search-values.ts creates them); names come from `SEARCH_PATHS`, never from input.
  */
-export function valuesColumn(path: SearchPath): string | undefined {
+function valuesColumn(path: SearchPath): string | undefined {
   const source = path.source;
   if (source.kind === 'array') return snake(source.field);
   if (source.kind === 'member') return `${snake(source.field)}_${snake(source.member)}`;
@@ -248,9 +248,10 @@ export class SearchRepository {
     const order = [...plan.sort.map((s) => `${SORT_COLUMNS[s.field]} ${s.descending ? 'DESC' : 'ASC'}`), 'r.id ASC'].join(', ');
     const facets =
       plan.facets.length === 0 ? `'{}'::json` : `json_build_object(${plan.facets.map((f) => `${b.bind(f.name, 'text')}, ${facetSql(f.facet, b)}`).join(', ')})`;
+    // base is computed once; res and fac read it where they are used (no copy of its rows), except fac
+    // when facet filters narrow it (then once). The page is numbered in the order its LIMIT sort yields.
     const text = `
       WITH base AS MATERIALIZED (${this.matches(project, plan, b)}),
-      -- res and fac are read where they are used (no copy of base's rows), fac once when facet filters narrow it.
       res AS NOT MATERIALIZED (SELECT * FROM base r WHERE ${resultWhere.length > 0 ? resultWhere.join(' AND ') : 'TRUE'}),
       fac AS ${facetWhere.length > 0 ? `MATERIALIZED (SELECT * FROM base r WHERE ${facetWhere.join(' AND ')})` : 'NOT MATERIALIZED (SELECT * FROM base)'}
       SELECT '{"limit":' || ${b.bind(plan.limit, 'integer')} || ',"offset":' || ${b.bind(plan.offset, 'integer')}
