@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { DomainError } from './domain-error.js';
 import { ErrorCode } from './error-code.js';
@@ -63,11 +64,34 @@ export function registerBodyParsers(fastify: FastifyInstance, { limitBytes }: Bo
     );
   });
   // An upload answered before its body was read to the end (an early 413, 415, 404, 401…) closes the
-  // connection after the answer instead of reading and discarding the rest of the body.
+  // connection after the answer instead of reading the rest of the body, with a lingering close.
   fastify.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete && RAW_PATH.test(request.url)) reply.header('Connection', 'close');
+    if (!request.raw.complete && RAW_PATH.test(request.url)) {
+      reply.header('Connection', 'close');
+      lingerOnClose(request.raw.socket);
+    }
     done(null, payload);
   });
+}
+
+/** How long a connection answered early goes on discarding what its client still sends. */
+const LINGER_MS = 2_000;
+
+/**
+ * A lingering close, as nginx's: once the answer is sent, Node would close the socket while the client
+ * is still writing its body, and the client's next write would meet a reset (EPIPE or ECONNRESET),
+ * often before it has read the answer. Instead the server half-closes (the answer, then end of stream),
+ * discards what still arrives, and closes when the client ends its side or after `LINGER_MS`. Node's
+ * HTTP server ends a `Connection: close` exchange through `socket.destroySoon()`.
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = function lingering(this: Socket) {
+    this.end();
+    const timer = setTimeout(() => this.destroy(), LINGER_MS);
+    this.once('close', () => clearTimeout(timer));
+    this.once('end', () => this.destroy());
+    this.resume();
+  };
 }
 
 function tooLarge(limitBytes: number): DomainError {
