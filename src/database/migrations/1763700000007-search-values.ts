@@ -69,7 +69,7 @@ const SEARCH_INDEX_FUNCTION = `
        AND NEW."some_property" IS NOT DISTINCT FROM OLD."some_property"
        AND NEW."second_property_to_update" IS NOT DISTINCT FROM OLD."second_property_to_update"
        AND (NEW."object_type_property" -> 'arrayOfStringExample') IS NOT DISTINCT FROM (OLD."object_type_property" -> 'arrayOfStringExample') THEN
-      -- The vectors stay; the values and published follow the resource (the vector index is untouched: HOT updates).
+      -- The vectors stay; the values and published follow the resource (no vector index entry changes).
       IF NEW."published" IS DISTINCT FROM OLD."published" OR NEW."object_type_property" IS DISTINCT FROM OLD."object_type_property" THEN
         UPDATE "resource_search" s SET "published" = NEW."published", ${SEARCH_VALUE_COLUMNS.map((c) => `"${c.column}" = v."${c.column}"`).join(', ')}
         FROM (SELECT ${VALUES_OF_NEW}) v
