@@ -1,4 +1,4 @@
-import { SORT_FIELDS } from './query-fields.js';
+import { RESOURCE_CATALOGUE } from '../../query-language/resource.catalogue.js';
 
 /*
  * `sort` and `expand` of the query endpoint (CONTRACT.md §5, §10). Pure functions: the DTO's
@@ -11,6 +11,7 @@ export interface SortItem {
 }
 
 const SORT = /^\s*([A-Za-z]+)\s+([A-Za-z]+)\s*$/;
+const SORT_FIELDS = RESOURCE_CATALOGUE.sortFields;
 const SORT_FIELD_LIST = [...SORT_FIELDS.keys()].join(', ');
 
 /** Why a `sort` value is malformed, or undefined when it is `<field> asc|desc`. */
@@ -39,7 +40,7 @@ export function orderBy(sorts: readonly SortItem[]): string {
   for (const { field, direction } of sorts) {
     if (seen.has(field)) continue;
     seen.add(field);
-    items.push(`${SORT_FIELDS.get(field)} ${direction.toUpperCase()}`);
+    items.push(`${SORT_FIELDS.get(field)!.sql} ${direction.toUpperCase()}`);
   }
   if (!seen.has('id')) items.push('r.id ASC');
   return items.join(', ');
