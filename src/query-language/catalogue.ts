@@ -66,7 +66,7 @@ export interface DocumentSpec {
   column: string;
   /**
    * `{"<projectKey>": document}`, the expression of a GIN index: containment of `{"<projectKey>": {…}}` in it
-   * is answered by the index with that project's rows only. `$alias` stands for the table's alias.
+   * is answered by the index with that project's rows only.
    */
   projectIndex: string;
   members: readonly (ArraySpec | ObjectArraySpec)[];
@@ -144,6 +144,8 @@ export interface Catalogue {
   where: Scope;
   /** The fields `sort` accepts, in the catalogue's order. */
   sortFields: ReadonlyMap<string, SortField>;
+  /** The sortable field of type `id`: it breaks every tie, so orders are total. */
+  id: SortField;
   /** The paths of search filters and facets: array values first, then columns. */
   searchPaths: ReadonlyMap<string, SearchPath>;
   /** The row as the API shows it: JSON text built by PostgreSQL, absent optional fields stripped. */
@@ -182,7 +184,7 @@ export function compileCatalogue(spec: CatalogueSpec): Catalogue {
       }
       continue;
     }
-    const document: DocumentSql = { sql: columnSql(field.column), projectIndex: field.projectIndex.replaceAll('$alias', a) };
+    const document: DocumentSql = { sql: columnSql(field.column), projectIndex: field.projectIndex };
     const members: QueryField[] = [];
     for (const member of field.members) {
       const sql = `${document.sql}->'${member.name}'`;
@@ -202,12 +204,15 @@ export function compileCatalogue(spec: CatalogueSpec): Catalogue {
     json.push(`'${field.name}', json_build_object(${field.members.map((m) => `'${m.name}', ${document.sql}->'${m.name}'`).join(', ')})`);
   }
 
+  const id = spec.fields.find((f) => f.kind === 'column' && f.type === 'id' && f.sortable);
+  if (id === undefined) throw new Error(`catalogue of ${spec.table}: no sortable field of type id to break ties`);
   return {
     table: spec.table,
     alias: a,
     fields: spec.fields,
     where: scope(top),
     sortFields,
+    id: sortFields.get(id.name)!,
     searchPaths: new Map([...searchPaths, ...columnPaths].map((p) => [p.name, p])),
     // json_strip_nulls also writes the text compactly (`{"a":[1,2]}`), the one JSON formatting of every answer.
     json: `json_strip_nulls(json_build_object(${json.join(', ')}))::text`,

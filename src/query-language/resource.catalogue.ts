@@ -10,7 +10,7 @@ export const OBJECT_TYPE_PROPERTY: DocumentSpec = {
   name: 'objectTypeProperty',
   column: 'object_type_property',
   // The expression of the GIN index resource_project_document_idx (migration 1763700000002).
-  projectIndex: "jsonb_set('{}'::jsonb, ARRAY[$alias.project_key::text], $alias.object_type_property)",
+  projectIndex: "jsonb_set('{}'::jsonb, ARRAY[r.project_key::text], r.object_type_property)",
   members: [
     { kind: 'array', name: 'arrayOfIntExample', type: 'integer', merge: 'concat', searchValues: 'array_of_int_example' },
     { kind: 'array', name: 'arrayOfUniqueIntExample', type: 'integer', merge: 'distinct', searchValues: 'array_of_unique_int_example' },

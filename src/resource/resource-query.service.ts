@@ -3,8 +3,8 @@ import { DomainError } from '../common/domain-error.js';
 import { QUERY_LIMITS, ResourceQueryDto } from './query/query.dto.js';
 import { QuerySyntaxError } from '../query-language/lexer.js';
 import { RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
+import { orderBy, parseSort } from '../query-language/sort-expand.js';
 import { SqlParams, Variables, WhereHints, whereToSql } from '../query-language/where-sql.js';
-import { orderBy, parseSort } from './query/sort-expand.js';
 import { ResourceQueryRepository } from './resource-query.repository.js';
 
 /** GET /{projectKey}/resource/sorted-query-parameters (CONTRACT.md §5, §10). */
@@ -29,7 +29,7 @@ export class ResourceQueryService {
     const page = await this.repository.findPage(projectKey, {
       where,
       values: params.values,
-      orderBy: orderBy((query.sort ?? []).map(parseSort)),
+      orderBy: orderBy(RESOURCE_CATALOGUE, (query.sort ?? []).map(parseSort)),
       limit,
       offset,
       withTotal,

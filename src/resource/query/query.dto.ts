@@ -3,7 +3,8 @@ import { ApiProperty, ApiPropertyOptional, ApiQuery } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Optional, QueryBoolean, Repeatable, rule, WholeNumber } from '../../common/validation/decorators.js';
 import { ObjectTestTypeDto } from '../resource.dto.js';
-import { expandError, sortError } from './sort-expand.js';
+import { RESOURCE_CATALOGUE } from '../../query-language/resource.catalogue.js';
+import { expandError, sortError } from '../../query-language/sort-expand.js';
 import type { Variables } from '../../query-language/where-sql.js';
 import { WHERE_LIMITS } from '../../query-language/where-parser.js';
 
@@ -53,7 +54,7 @@ export class ResourceQueryDto {
   @Optional()
   @Repeatable()
   @AtMost(QUERY_LIMITS.maxSort)
-  @EachValue('sortSyntax', sortError)
+  @EachValue('sortSyntax', (text) => sortError(RESOURCE_CATALOGUE, text))
   @ApiPropertyOptional({
     type: [String],
     description:
