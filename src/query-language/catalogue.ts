@@ -72,7 +72,17 @@ export interface DocumentSpec {
   members: readonly (ArraySpec | ObjectArraySpec)[];
 }
 
-export type FieldSpec = ColumnSpec | DocumentSpec;
+/**
+ * Columns shown and queried as one object, `name(<predicate on its fields>)`: a message's `resource(id = …)`
+ * is its column `resource_id`. Its members filter only.
+ */
+export interface ObjectSpec {
+  kind: 'object';
+  name: string;
+  members: readonly Omit<ColumnSpec, 'sortable' | 'searchable' | 'searchCopy'>[];
+}
+
+export type FieldSpec = ColumnSpec | DocumentSpec | ObjectSpec;
 
 /** A model's fields in the order its JSON shows them; `alias` is the table's alias in every statement. */
 export interface CatalogueSpec {
@@ -164,13 +174,29 @@ export function compileCatalogue(spec: CatalogueSpec): Catalogue {
   const sortFields = new Map<string, SortField>();
   const json: string[] = [];
 
+  /** A column as JSON (date-times as ISO 8601 text in UTC, to the millisecond). */
+  const columnJson = (field: ColumnSpec | ObjectSpec['members'][number]) => {
+    const sql = columnSql(field.column);
+    return `'${field.name}', ${field.type === 'datetime' ? `to_char(${sql} AT TIME ZONE 'UTC', ${TIMESTAMP})` : sql}`;
+  };
+  /** The filterable columns among `fields`, as `where` compares them. */
+  const scalars = (fields: readonly (ColumnSpec | ObjectSpec['members'][number])[]): QueryField[] =>
+    fields.flatMap((f) =>
+      f.filterable && f.type !== 'json' ? [{ kind: 'scalar' as const, name: f.name, type: f.type, sql: columnSql(f.column), nullable: f.nullable ?? false }] : [],
+    );
+
   for (const field of spec.fields) {
+    if (field.kind === 'object') {
+      top.push({ kind: 'object', name: field.name, scope: scope(scalars(field.members), field.name) });
+      json.push(`'${field.name}', json_build_object(${field.members.map(columnJson).join(', ')})`);
+      continue;
+    }
     if (field.kind === 'column') {
       const sql = columnSql(field.column);
-      json.push(`'${field.name}', ${field.type === 'datetime' ? `to_char(${sql} AT TIME ZONE 'UTC', ${TIMESTAMP})` : sql}`);
+      json.push(columnJson(field));
       if (field.type === 'json') continue;
       const nullable = field.nullable ?? false;
-      if (field.filterable) top.push({ kind: 'scalar', name: field.name, type: field.type, sql, nullable });
+      top.push(...scalars([field]));
       if (field.sortable) {
         sortFields.set(field.name, { name: field.name, column: field.column, sql: field.type === 'string' ? `${sql} COLLATE "C"` : sql, searchCopy: field.searchCopy });
       }
