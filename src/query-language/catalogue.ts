@@ -131,7 +131,7 @@ export interface SearchPath {
     /** A column of the search table holding the values as a native array (`numeric[]` or `text[]`). */
     | { kind: 'values'; column: string }
     /**
-     * One value per row: `sql` over the search's rows `r` (numbers as numeric: exact for 64 bits). `copied`
+     * One value per row: `sql` over a row under the catalogue's alias (numbers as numeric: exact for 64 bits). `copied`
      * when the search table carries the column; otherwise the model's own row must be read.
      */
     | { kind: 'column'; column: string; sql: string; nullable: boolean; copied: boolean };
