@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { ProjectKey } from '../common/project-key.js';
+import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { ArrayTestTypeDto } from '../resource/resource.dto.js';
 import { ComplexPathQueryDto, FORM_ECHO_SCHEMA, MAX_KEY_LENGTH, OutOfOrderPropertiesTestTypeDto } from './complex-path.dto.js';
 import { ComplexPathService } from './complex-path.service.js';
@@ -18,7 +19,7 @@ const ECHO =
   'the other arrays empty.';
 
 @ApiTags('complex-path')
-@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@ApiProjectKeyParam()
 @Controller(':projectKey/resource')
 export class ComplexPathController {
   constructor(private readonly complexPath: ComplexPathService) {}

@@ -6,6 +6,7 @@ import { ApiErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { CurrentPrincipal, Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
+import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { ParamPatterns, UUID_PATTERN } from '../common/route-params.js';
 import { ACTION_CLASSES, ObjectTestTypeDto, UpdateRequestDto } from './resource.dto.js';
 import { DeleteResourceQueryDto, GetResourceQueryDto } from './resource-item.dto.js';
@@ -18,7 +19,7 @@ import { ResourceService } from './resource.service.js';
  */
 @ApiTags('resource')
 @ApiExtraModels(...Object.values(ACTION_CLASSES))
-@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@ApiProjectKeyParam()
 @ApiParam({ name: 'id', format: 'uuid', description: 'A UUID; any other segment matches no route (404).' })
 @ParamPatterns({ id: UUID_PATTERN })
 @Controller(':projectKey/resource')

@@ -7,6 +7,7 @@ import { ApiErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { CurrentPrincipal, Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
+import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { ArrayTestTypeDto, KeyedObjectTestTypeDraftDto, ObjectTestTypeDraftDto, ObjectTestTypeDto } from './resource.dto.js';
 import { MERGE_LIMIT, WrittenResource } from './resource.repository.js';
 import { GetResourcesQueryDto, HeadResourcesQueryDto } from './resource-filter.js';
@@ -31,7 +32,7 @@ function setLocation(res: FastifyReply, projectKey: string, written: WrittenReso
 
 /** Collection routes and the by-key read. Registered before `ResourceItemController` (see AppModule). */
 @ApiTags('resource')
-@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@ApiProjectKeyParam()
 @Controller(':projectKey/resource')
 export class ResourceController {
   constructor(private readonly resources: ResourceService) {}
