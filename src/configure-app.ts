@@ -138,7 +138,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig) {
   // Tags a module uses that the list above does not name keep their place after the listed ones.
   const order = new Map(OPENAPI_TAGS.map(([name], index) => [name, index]));
   document.tags = [...(document.tags ?? [])].sort((a, b) => (order.get(a.name) ?? order.size) - (order.get(b.name) ?? order.size));
-  completeOperations(document);
+  describeAccess(document);
   narrowUpdateActions(document);
   return document;
 }
@@ -155,77 +155,16 @@ function narrowUpdateActions(document: OpenAPIObject): void {
   }
 }
 
-/** A valid ObjectTestTypeDraft (spec part 2): what "Try it out" sends to POST, PUT and PATCH /resource. */
-const DRAFT_EXAMPLE = {
-  key: 'example-1',
-  objectTypeProperty: {
-    arrayOfIntExample: [1, 2, 2],
-    arrayOfUniqueIntExample: [1, 2, 3],
-    arrayOfTwonumbersExample: [1.5, 2.5],
-    arrayOfFloatExample: [0.5, 10],
-    arrayOfNumberNoDefaultsExample: [1500],
-    arrayOfStringExample: ['test', 'alpha'],
-    arrayOfObjectType: [{ integerExample: 1, integerExampleInt32: 2 }],
-  },
-};
-
-/** Request examples taken from valid payloads, by operationId (the method name). */
-const REQUEST_EXAMPLES: Record<string, Record<string, { summary: string; value: unknown }>> = {
-  createResource: {
-    draft: { summary: 'A valid ObjectTestTypeDraft (key optional; publish defaults to true)', value: DRAFT_EXAMPLE },
-    minimal: { summary: 'Without optional members', value: { objectTypeProperty: DRAFT_EXAMPLE.objectTypeProperty } },
-  },
-  createOrOverwriteResource: { draft: { summary: 'A valid ObjectTestTypeDraft with its key', value: DRAFT_EXAMPLE } },
-  overwriteResource: { draft: { summary: 'A valid ObjectTestTypeDraft with its key', value: { ...DRAFT_EXAMPLE, version: 1 } } },
-  updateResource: {
-    specActions: {
-      summary: 'Both actions of the spec',
-      value: { version: 1, actions: [{ action: 'doSomeThing' }, { action: 'changeSomeProperty', someProperty: 'new value' }] },
-    },
-  },
-  writeComplexPathRecord: {
-    record: {
-      summary: 'A valid OutOfOrderPropertiesTestType',
-      value: {
-        id: 'record-1',
-        version: 'v1',
-        key: 'key-1',
-        createdAt: '2026-01-31T12:00:00.000Z',
-        lastModifiedAt: '2026-02-01T08:30:00+02:00',
-        createdBy: { firstName: 'Ada', lastName: 'Lovelace' },
-        lastModifiedBy: { firstName: 'Grace', lastName: 'Hopper' },
-        custom: 'custom value',
-        eigthProperty: 'p8',
-        ninthProperty: 'p9',
-        tenthProperty: 'p10',
-        eleventhPropery: 'p11',
-        twelthProperty: 'p12',
-        thirteenthProperty: 'p13',
-        fourteenthProperty: 'p14',
-        fifteenthProperty: 'p15',
-      },
-    },
-  },
-  issueToken: { clientCredentials: { summary: 'Client credentials in the body (or use HTTP Basic)', value: { grant_type: 'client_credentials', client_id: 'my-client', client_secret: 'its-secret' } } },
-};
-
 /**
- * Completes every operation for the page and for generated clients: request examples from valid
- * payloads, a description (the summary when a controller gives none) that names the scopes the
- * operation needs, and an image-upload example naming the file to choose.
+ * Gives every operation a description (the summary when a controller gives none) that names the
+ * access it needs: its scopes, the client's credentials, or none. The request examples are the
+ * controllers' own (`@ApiBody({ examples })`).
  */
-function completeOperations(document: OpenAPIObject): void {
+function describeAccess(document: OpenAPIObject): void {
   for (const item of Object.values(document.paths)) {
     for (const method of ['get', 'head', 'post', 'put', 'patch', 'delete'] as const) {
       const operation = item[method];
       if (!operation) continue;
-      const examples = REQUEST_EXAMPLES[operation.operationId ?? ''];
-      const body = operation.requestBody as { content?: Record<string, { examples?: unknown }> } | undefined;
-      if (examples && body?.content) {
-        for (const [mediaType, content] of Object.entries(body.content)) {
-          if (mediaType.includes('json') || mediaType === 'application/x-www-form-urlencoded') content.examples = examples;
-        }
-      }
       const oauth2 = (operation.security ?? []).find((requirement) => 'oauth2' in requirement)?.oauth2;
       const customerBound = oauth2?.includes('customer_id_test:{id}');
       const scopes = (oauth2 ?? []).filter((s) => s !== 'customer_id_test:{id}').map((s) => `\`${s}\``);

@@ -8,7 +8,7 @@ import { CurrentPrincipal, Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
 import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { ParamPatterns, UUID_PATTERN } from '../common/route-params.js';
-import { ACTION_CLASSES, ObjectTestTypeDto, UpdateRequestDto } from './resource.dto.js';
+import { ACTION_CLASSES, ObjectTestTypeDto, UPDATE_REQUEST_EXAMPLE, UpdateRequestDto } from './resource.dto.js';
 import { DeleteResourceQueryDto, GetResourceQueryDto } from './resource-item.dto.js';
 import { ResourceService } from './resource.service.js';
 
@@ -41,7 +41,7 @@ export class ResourceItemController {
   @RequireScope(['manage_test'])
   @JsonText()
   @ApiOperation({ summary: 'Updates a resource with update actions', description: 'Actions: doSomeThing, changeSomeProperty, importFooForSecondPropertyToUpdate, setKey, setObjectTypeProperty, publish, unpublish. All or nothing; +1 version when at least one action.' })
-  @ApiBody({ type: UpdateRequestDto })
+  @ApiBody({ type: UpdateRequestDto, examples: { specActions: { summary: 'Both actions of the spec', value: UPDATE_REQUEST_EXAMPLE } } })
   @ApiResponse({ status: 200, type: ObjectTestTypeDto })
   @ApiErrors(400, 404, 409, 413, 415)
   updateResource(@ProjectKey() projectKey: string, @Param('id') id: string, @RequestBody() request: UpdateRequestDto, @CurrentPrincipal() by: Principal): Promise<string> {
