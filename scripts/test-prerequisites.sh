@@ -70,6 +70,7 @@ as_root() {
   fi
 }
 may_act() { [[ "$CHECK_ONLY" == false ]] && as_root; }
+why_not() { if [[ "$CHECK_ONLY" == true ]]; then echo " (--check: nothing is installed or started)"; else echo " (not root, and no sudo without a password)"; fi; }
 
 # needed RULE NAME: is it needed by this run?
 needed() {
@@ -105,7 +106,7 @@ check_program() {
     fi
     problem "$name: $path is still absent after 'apt-get install -y $package'." "Install it (as root): $install"
   elif command -v apt-get >/dev/null; then
-    problem "$name: $path is absent (the tests need it). Run as root, then npm test again:" "$install"
+    problem "$name: $path is absent (the tests need it)$(why_not). Run as root, then npm test again:" "$install"
   else
     problem "$name: $path is absent (the tests need it) and there is no apt-get here: install the package '$package'."
   fi
@@ -168,7 +169,7 @@ check_service() {
     fi
     problem "$name: still nothing at $host:$port after starting it with: $start"
   else
-    problem "$name: nothing answers at $host:$port ($var). Start it (as root), then npm test again:" "$start"
+    problem "$name: nothing answers at $host:$port ($var)$(why_not). Start it (as root), then npm test again:" "$start"
   fi
 }
 
@@ -192,6 +193,6 @@ for row in "${SERVICES[@]}"; do check_service "$row"; done
 check_database
 
 if ((MISSING > 0)); then
-  echo "test prerequisites: $MISSING missing (see above); the tests that need them would fail." >&2
+  echo "test prerequisites: $MISSING missing (see above); the tests that need them would fail."
   exit 1
 fi
