@@ -3,7 +3,7 @@ import jwt from 'jsonwebtoken';
 import { passportJwtSecret } from 'jwks-rsa';
 import type { KeyObject } from 'node:crypto';
 import { APP_CONFIG, AppConfig } from '../config/app-config.js';
-import type { Principal } from '../common/principal.js';
+import type { Principal, RequestWithPrincipal } from '../common/principal.js';
 import { customerOf, splitScopes } from './scopes.js';
 import { SigningKeysService } from './signing-keys.service.js';
 
@@ -18,6 +18,9 @@ export interface VerifiedToken extends Principal {
   /** Whether this server issued the token (as opposed to the external issuer). */
   local: boolean;
 }
+
+/** A request once `AuthenticationGuard` verified its token (Passport's `user`). */
+export type RequestWithToken = RequestWithPrincipal & { user?: VerifiedToken };
 
 type KeyCallback = (error: Error | null, key?: string | Buffer | KeyObject) => void;
 type SecretProvider = (request: unknown, rawJwtToken: string, done: KeyCallback) => void;

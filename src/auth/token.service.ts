@@ -2,8 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { APP_CONFIG, AppConfig } from '../config/app-config.js';
-import { DomainError } from '../common/domain-error.js';
-import { ErrorCode } from '../common/error-code.js';
+import { invalidToken } from './auth.errors.js';
 import { ApiClientsRepository, StoredApiClient } from './api-clients.repository.js';
 import { JwtVerifier, VerifiedToken } from './jwt-verifier.js';
 import { SigningKeysService } from './signing-keys.service.js';
@@ -89,16 +88,4 @@ export class TokenService {
       return undefined;
     }
   }
-}
-
-/** RFC 7235 quoted-string content: no double quotes or backslashes. */
-export function quotable(text: string): string {
-  return text.replace(/["\\]/g, "'");
-}
-
-export function invalidToken(description: string): DomainError {
-  return Object.assign(DomainError.of(ErrorCode.InvalidToken, description), {
-    headers: { 'WWW-Authenticate': `Bearer realm="resource-api", error="invalid_token", error_description="${quotable(description)}"` },
-    extra: { error: 'invalid_token', error_description: description },
-  });
 }

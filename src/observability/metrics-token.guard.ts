@@ -2,9 +2,8 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../config/app-config.js';
-import { invalidToken } from '../auth/token.service.js';
-
-const BEARER = /^Bearer +(\S+) *$/i;
+import { invalidToken } from '../auth/auth.errors.js';
+import { bearerToken } from '../common/bearer-token.js';
 
 /** `/metrics` answers only `Authorization: Bearer <METRICS_TOKEN>` (compared in constant time), else 401. */
 @Injectable()
@@ -17,7 +16,7 @@ export class MetricsTokenGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const header = context.switchToHttp().getRequest<FastifyRequest>().headers.authorization ?? '';
-    const given = BEARER.exec(header)?.[1];
+    const given = bearerToken(header);
     // Digests have one length whatever was sent, so the comparison's time says nothing about the token.
     if (given === undefined || !timingSafeEqual(digest(given), this.expected)) {
       throw invalidToken('The metrics token is missing or wrong (Authorization: Bearer <METRICS_TOKEN>).');
