@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppConfig } from './config/app-config.js';
+import type { AppConfig } from './app-config.js';
 import { registerBodyParsers } from './common/body-parsers.js';
 import { sendErrorEnvelope } from './common/error-envelope.filter.js';
 import { DomainError } from './common/domain-error.js';

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { authConfig, type AuthConfig } from './auth.config.js';
 import { assertProjectKey } from '../common/project-key.js';
 import { insufficientScope, rateLimited } from './auth.errors.js';
 import type { RequestWithToken } from './jwt-verifier.js';
@@ -19,9 +19,9 @@ export class ScopeGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(authConfig.KEY) config: AuthConfig,
   ) {
-    this.limiter = new RateLimiter(config.auth.rateLimitPerMinute);
+    this.limiter = new RateLimiter(config.rateLimitPerMinute);
   }
 
   canActivate(context: ExecutionContext): boolean {

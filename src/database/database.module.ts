@@ -1,6 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { databaseConfig, type DatabaseConfig } from './database.config.js';
 import { Database } from './database.js';
 import { OpenedDatabase, openDataSource } from './open-data-source.js';
 
@@ -16,9 +16,8 @@ export class OpenedDatabaseInfo {
   providers: [
     {
       provide: OPENED_DATABASE,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) =>
-        openDataSource(config.database, { migrate: config.database.migrationsRun }),
+      inject: [databaseConfig.KEY],
+      useFactory: (config: DatabaseConfig) => openDataSource(config, { migrate: config.migrationsRun }),
     },
     {
       provide: DataSource,

@@ -1,17 +1,17 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
 import { invalidToken } from '../auth/auth.errors.js';
 import { bearerToken } from '../common/bearer-token.js';
+import { metricsConfig, type MetricsConfig } from './observability.config.js';
 
 /** `/metrics` answers only `Authorization: Bearer <METRICS_TOKEN>` (compared in constant time), else 401. */
 @Injectable()
 export class MetricsTokenGuard implements CanActivate {
   private readonly expected: Buffer;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.expected = digest(config.metrics.token ?? '');
+  constructor(@Inject(metricsConfig.KEY) config: MetricsConfig) {
+    this.expected = digest(config.token ?? '');
   }
 
   canActivate(context: ExecutionContext): boolean {
