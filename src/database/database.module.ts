@@ -1,5 +1,4 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { databaseConfig, type DatabaseConfig } from './database.config.js';
 import { Database } from './database.js';
 import { OpenedDatabase, openDataSource } from './open-data-source.js';
@@ -20,11 +19,6 @@ export class OpenedDatabaseInfo {
       useFactory: (config: DatabaseConfig) => openDataSource(config, { migrate: config.migrationsRun }),
     },
     {
-      provide: DataSource,
-      inject: [OPENED_DATABASE],
-      useFactory: (opened: OpenedDatabase) => opened.dataSource,
-    },
-    {
       provide: OpenedDatabaseInfo,
       inject: [OPENED_DATABASE],
       useFactory: (opened: OpenedDatabase) => new OpenedDatabaseInfo(opened.embedded),
@@ -35,7 +29,7 @@ export class OpenedDatabaseInfo {
       useFactory: (opened: OpenedDatabase) => new Database(opened.pool, !opened.embedded),
     },
   ],
-  exports: [DataSource, Database, OpenedDatabaseInfo],
+  exports: [Database, OpenedDatabaseInfo],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(OPENED_DATABASE) private readonly opened: OpenedDatabase) {}
