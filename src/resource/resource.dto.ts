@@ -29,7 +29,8 @@ import { IndexedErrors } from '../common/validation/validation.pipe.js';
 /** Size limits of one ArrayTestType (documented in the README and the OpenAPI document). */
 export const MAX_ARRAY_LENGTH = 10_000;
 export const MAX_STRING_LENGTH = 10_000;
-export const MAX_ACTIONS = 500;
+/** Actions in one update request (POST /{projectKey}/resource/{id}). */
+export const MAX_UPDATE_ACTIONS = 500;
 export const KEY_PATTERN = /^[A-Za-z0-9_-]{2,256}$/;
 const MAX_VERSION = 2_147_483_647;
 
@@ -355,7 +356,7 @@ export class UpdateRequestDto {
 
   @Required()
   @IsArray()
-  @ArrayMaxSize(MAX_ACTIONS, { message: `must have at most ${MAX_ACTIONS} actions` })
+  @ArrayMaxSize(MAX_UPDATE_ACTIONS, { message: `must have at most ${MAX_UPDATE_ACTIONS} actions` })
   @ValidateNested({ each: true })
   @Type(() => UpdateActionDto, {
     discriminator: { property: 'action', subTypes: Object.entries(ACTION_CLASSES).map(([name, value]) => ({ name, value })) },
@@ -363,7 +364,7 @@ export class UpdateRequestDto {
   })
   @ApiProperty({
     type: 'array',
-    maxItems: MAX_ACTIONS,
+    maxItems: MAX_UPDATE_ACTIONS,
     description: 'Applied in order, all or nothing.',
     items: { oneOf: Object.values(ACTION_CLASSES).map((cls) => ({ $ref: `#/components/schemas/${cls.name}` })) },
   })
