@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { ProjectKey } from '../common/project-key.js';
-import { ArrayTestTypeDto } from '../resource/resource.dto.js';
+import { ArrayTestTypeDto } from '../common/array-test-type.dto.js';
 import { ComplexPathQueryDto, FORM_ECHO_SCHEMA, MAX_KEY_LENGTH, OutOfOrderPropertiesTestTypeDto } from './complex-path.dto.js';
 import { ComplexPathService } from './complex-path.service.js';
 import { RequestBody } from '../common/request-body.js';
