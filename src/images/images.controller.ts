@@ -6,6 +6,7 @@ import { Public, RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { CurrentPrincipal, Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
+import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { ParamPatterns, UUID_PATTERN } from '../common/route-params.js';
 import { ObjectTestTypeDto } from '../resource/resource.dto.js';
 import { CROSS_ORIGIN_RESOURCE } from '../observability/security-headers.js';
@@ -31,7 +32,7 @@ const UPLOAD_DESCRIPTION = [
 
 /** POST /{projectKey}/resource/images and GET /{projectKey}/resource/images/{imageId} (spec §4.5). */
 @ApiTags('images')
-@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@ApiProjectKeyParam()
 @ApiExtraModels(ObjectTestTypeDto, StringTestTypeDto)
 @Controller(':projectKey/resource/images')
 export class ImagesController {

@@ -102,6 +102,20 @@ export class KeyedObjectTestTypeDraftDto extends DraftBase {
   key: string;
 }
 
+/** A valid ArrayTestType: the arrays of the request examples below, and of the tests' drafts. */
+export const ARRAY_TEST_TYPE_EXAMPLE = {
+  arrayOfIntExample: [1, 2, 2],
+  arrayOfUniqueIntExample: [1, 2, 3],
+  arrayOfTwonumbersExample: [1.5, 2.5],
+  arrayOfFloatExample: [0.5, 10],
+  arrayOfNumberNoDefaultsExample: [1500],
+  arrayOfStringExample: ['test', 'alpha'],
+  arrayOfObjectType: [{ integerExample: 1, integerExampleInt32: 2 }],
+};
+
+/** A valid ObjectTestTypeDraft (spec part 2): what "Try it out" sends to POST, PUT and PATCH /resource. */
+export const DRAFT_EXAMPLE = { key: 'example-1', objectTypeProperty: ARRAY_TEST_TYPE_EXAMPLE };
+
 /* ------------------------------------------------------------------ update actions */
 
 export const ACTION_NAMES = [
@@ -216,3 +230,9 @@ export class UpdateRequestDto {
   })
   actions: UpdateAction[];
 }
+
+/** A valid body of POST /resource/{id} with both actions of the spec: the request example. */
+export const UPDATE_REQUEST_EXAMPLE = {
+  version: 1,
+  actions: [{ action: 'doSomeThing' }, { action: 'changeSomeProperty', someProperty: 'new value' }],
+};
