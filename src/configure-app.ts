@@ -1,6 +1,6 @@
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppConfig } from './config/app-config.js';
+import type { AppConfig } from './app-config.js';
 import { registerBodyParsers } from './common/body-parsers.js';
 import { sendErrorEnvelope } from './common/error-envelope.filter.js';
 import { DomainError } from './common/domain-error.js';

@@ -5,7 +5,7 @@ import { RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { ProjectKey } from '../common/project-key.js';
 import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
-import { ArrayTestTypeDto } from '../resource/resource.dto.js';
+import { ArrayTestTypeDto } from '../common/array-test-type.dto.js';
 import { ComplexPathQueryDto, FORM_ECHO_SCHEMA, MAX_KEY_LENGTH, OUT_OF_ORDER_PROPERTIES_EXAMPLE, OutOfOrderPropertiesTestTypeDto } from './complex-path.dto.js';
 import { ComplexPathService } from './complex-path.service.js';
 import { RequestBody } from '../common/request-body.js';

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import type { AppConfig } from '../config/app-config.js';
+import type { AppConfig } from '../app-config.js';
 import { SCOPE_NAMES } from '../auth/scopes.js';
 import { ACTION_CLASSES } from '../resource/resource.dto.js';
 

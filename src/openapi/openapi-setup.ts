@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import type { AppConfig } from '../config/app-config.js';
+import type { AppConfig } from '../app-config.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 
 /**
