@@ -1,5 +1,6 @@
 import type { ActionDeclaration } from '../namespace-actions/action-declaration.js';
 import { ActionsFileError, loadActionsFile, MAX_TIMEOUT_MS } from '../namespace-actions/actions-file.js';
+import { LANGUAGE_CONFIGS } from '../search/text-search.js';
 
 /**
  * The service's configuration, read from the environment once and validated at start-up: every bad or
@@ -88,6 +89,12 @@ export interface MetricsConfig {
   token?: string;
 }
 
+/** Full-text search (CONTRACT.md §5): the languages indexed with their own stemming. */
+export interface SearchConfig {
+  /** PostgreSQL text-search configurations (`english`, …) of SEARCH_LANGUAGES; `simple` is always indexed too. */
+  configs: string[];
+}
+
 export interface AppConfig {
   http: HttpConfig;
   database: DatabaseConfig;
@@ -95,6 +102,7 @@ export interface AppConfig {
   images: ImagesConfig;
   actions: ActionsConfig;
   metrics: MetricsConfig;
+  search: SearchConfig;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
 }
 
@@ -215,6 +223,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     metrics: {
       token: read.string('METRICS_TOKEN'),
     },
+    search: { configs: [] },
     logLevel: read.oneOf('LOG_LEVEL', 'log', ['error', 'warn', 'log', 'debug'] as const),
   };
   if (config.actions.file) {
@@ -225,6 +234,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
       read.problems.push(...error.problems.map((problem) => `ACTIONS_FILE: ${problem}`));
     }
   }
+  const languages = read.string('SEARCH_LANGUAGES', 'en');
+  const codes = languages === 'none' ? [] : languages.split(',').map((code) => code.trim());
+  if (codes.some((code) => !Object.hasOwn(LANGUAGE_CONFIGS, code))) {
+    read.problems.push(`SEARCH_LANGUAGES: 'none' or a comma list of ${Object.keys(LANGUAGE_CONFIGS).join(', ')} (got '${languages}')`);
+  }
+  config.search.configs = [...new Set(codes.filter((code) => Object.hasOwn(LANGUAGE_CONFIGS, code)).map((code) => LANGUAGE_CONFIGS[code]))];
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
     read.problems.push('HTTP_HEADERS_TIMEOUT_MS: must not be greater than HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');
   }
