@@ -4,6 +4,8 @@ import { parseJson } from '../common/lossless-json.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { Optional, QueryBoolean, QueryInt64, QueryNumber, QueryString, Repeatable } from '../common/validation/decorators.js';
+import { documentArrays } from '../query-language/catalogue.js';
+import { OBJECT_TYPE_PROPERTY } from '../query-language/resource.catalogue.js';
 import { ObjectPattern, toObjectPattern } from './object-pattern.js';
 
 /** A SQL condition over `resource r` with its bound values (placeholders numbered from `offset`). */
@@ -12,13 +14,10 @@ export interface SqlCondition {
   values: unknown[];
 }
 
-const NUMERIC_ARRAYS = [
-  'arrayOfIntExample',
-  'arrayOfUniqueIntExample',
-  'arrayOfTwonumbersExample',
-  'arrayOfFloatExample',
-  'arrayOfNumberNoDefaultsExample',
-];
+/** The arrays of numbers in objectTypeProperty: a numeric `unionParameter` matches when any contains it. */
+const NUMERIC_ARRAYS = documentArrays(OBJECT_TYPE_PROPERTY)
+  .filter((f) => f.type !== 'string')
+  .map((f) => f.name);
 
 /** The filters GET and HEAD /resource share (CONTRACT.md §3); numbers are kept as exact text. */
 export abstract class ResourceFilterQueryDto {

@@ -5,7 +5,7 @@ import { ApiErrors, ErrorResponseDto } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { ProjectKey } from '../common/project-key.js';
 import { ApiQueryVariables, QueryVariables, ResourcePagedQueryResponseDto, ResourceQueryDto } from './query/query.dto.js';
-import type { Variables } from './query/where-sql.js';
+import type { Variables } from '../query-language/where-sql.js';
 import { ResourceQueryService } from './resource-query.service.js';
 
 const BAD_WHERE = 'Malformed parameter: where: expected a field (id, key, version, createdAt, lastModifiedAt, published, someProperty, secondPropertyToUpdate, objectTypeProperty) but found unknown field "colour" (line 1, column 1)';

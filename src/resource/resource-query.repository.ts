@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import { DomainError } from '../common/domain-error.js';
+import { RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
 import { RESOURCE_JSON } from './resource.repository.js';
 
 /** SQLSTATE 57014: the statement timeout (DATABASE_STATEMENT_TIMEOUT_MS) cancelled the query. */
@@ -28,7 +29,7 @@ export interface QueryPlan {
 }
 
 /** The columns `sort` may order by: what the matches-first shape keeps of each match. */
-const SORT_COLUMNS = 'r.id, r.key, r.version, r.created_at, r.last_modified_at, r.published, r.some_property, r.second_property_to_update';
+const SORT_COLUMNS = [...RESOURCE_CATALOGUE.sortFields.values()].map((f) => `r.${f.column}`).join(', ');
 
 /**
  * The SQL of GET /{projectKey}/resource/sorted-query-parameters. The page's rows are chosen first

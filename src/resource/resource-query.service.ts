@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/domain-error.js';
 import { QUERY_LIMITS, ResourceQueryDto } from './query/query.dto.js';
-import { orderBy, parseSort } from './query/sort-expand.js';
-import { PredicateError } from './query/where-parser.js';
-import { SqlParams, Variables, WhereHints, whereToSql } from './query/where-sql.js';
+import { QuerySyntaxError } from '../query-language/lexer.js';
+import { RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
+import { orderBy, parseSort } from '../query-language/sort-expand.js';
+import { SqlParams, Variables, WhereHints, whereToSql } from '../query-language/where-sql.js';
 import { ResourceQueryRepository } from './resource-query.repository.js';
 
 /** GET /{projectKey}/resource/sorted-query-parameters (CONTRACT.md §5, §10). */
@@ -17,9 +18,9 @@ export class ResourceQueryService {
     const hints: WhereHints = { containment: false };
     let where: string;
     try {
-      where = whereToSql(query.where ?? [], variables, params, projectKey, hints);
+      where = whereToSql(RESOURCE_CATALOGUE, query.where ?? [], variables, params, projectKey, hints);
     } catch (error) {
-      if (error instanceof PredicateError) throw DomainError.invalidInput(`Malformed parameter: where: ${error.message}`);
+      if (error instanceof QuerySyntaxError) throw DomainError.invalidInput(`Malformed parameter: where: ${error.message}`);
       throw error;
     }
     const limit = query.limit ?? QUERY_LIMITS.defaultLimit;
@@ -28,7 +29,7 @@ export class ResourceQueryService {
     const page = await this.repository.findPage(projectKey, {
       where,
       values: params.values,
-      orderBy: orderBy((query.sort ?? []).map(parseSort)),
+      orderBy: orderBy(RESOURCE_CATALOGUE, (query.sort ?? []).map(parseSort)),
       limit,
       offset,
       withTotal,

@@ -6,37 +6,33 @@ import { ErrorCode } from '../common/error-code.js';
 import { isUniqueViolation } from '../common/database-errors.js';
 import type { Modifier } from './resource.entity.js';
 import type { ResourceChanges } from './update-actions.js';
+import type { Merge } from '../query-language/catalogue.js';
+import { OBJECT_TYPE_PROPERTY, RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
 import type { SqlCondition } from './resource-filter.js';
 
 /**
- * The resource as the API shows it, built by PostgreSQL as JSON text: one round-trip, no hydration,
- * and 64-bit integers in `objectTypeProperty` stay exact because no JavaScript number ever holds them.
- * Absent optional fields are stripped (CONTRACT.md §10).
+ * The resource as the API shows it, built by PostgreSQL as JSON text from the catalogue's fields: one
+ * round-trip, no hydration, and 64-bit integers in `objectTypeProperty` stay exact because no JavaScript
+ * number ever holds them. Absent optional fields are stripped (CONTRACT.md §10).
  */
-const TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-/** The seven arrays of an ArrayTestType in the schema's order (jsonb keeps its keys sorted by length). */
-export const ARRAY_FIELDS = [
-  'arrayOfIntExample',
-  'arrayOfUniqueIntExample',
-  'arrayOfTwonumbersExample',
-  'arrayOfFloatExample',
-  'arrayOfNumberNoDefaultsExample',
-  'arrayOfStringExample',
-  'arrayOfObjectType',
-] as const;
-/** `objectTypeProperty` with its members in the schema's order. */
-const OBJECT_TYPE_PROPERTY_JSON = `json_build_object(${ARRAY_FIELDS.map((f) => `'${f}', r.object_type_property->'${f}'`).join(', ')})`;
-// json_strip_nulls also writes the text compactly (`{"a":[1,2]}`), the one JSON formatting of every answer.
-export const RESOURCE_JSON = `json_strip_nulls(json_build_object(
-  'id', r.id, 'key', r.key, 'version', r.version,
-  'createdAt', to_char(r.created_at AT TIME ZONE 'UTC', ${TIMESTAMP}),
-  'lastModifiedAt', to_char(r.last_modified_at AT TIME ZONE 'UTC', ${TIMESTAMP}),
-  'createdBy', r.created_by, 'lastModifiedBy', r.last_modified_by,
-  'published', r.published, 'objectTypeProperty', ${OBJECT_TYPE_PROPERTY_JSON},
-  'someProperty', r.some_property, 'secondPropertyToUpdate', r.second_property_to_update,
-  'images', r.images))::text`;
+export const RESOURCE_JSON = RESOURCE_CATALOGUE.json;
 
 const KEY_CONSTRAINT = 'resource_project_key_key_unique';
+
+/** The elements `x.e` (with their index `x.i`) of one array of the matches `m` (`m.n`: a match's rank). */
+const elements = (field: string) => `FROM m, jsonb_array_elements(m.o->'${field}') WITH ORDINALITY AS x(e, i)`;
+
+/** How GET /resource combines an array over the matches, in the order of the matches and of their elements. */
+const MERGE_SQL: Record<Merge, (field: string) => string> = {
+  concat: (field) => `COALESCE((SELECT jsonb_agg(x.e ORDER BY m.n, x.i) ${elements(field)}), '[]'::jsonb)`,
+  distinct: (field) =>
+    `COALESCE((SELECT jsonb_agg(u.e ORDER BY u.first) FROM (SELECT x.e, min(ARRAY[m.n, x.i]) AS first ${elements(field)} GROUP BY x.e) u), '[]'::jsonb)`,
+  bounds: (field) =>
+    `(SELECT CASE WHEN count(*) = 0 THEN '[]'::jsonb ELSE jsonb_build_array(min((x.e)::numeric), max((x.e)::numeric)) END ${elements(field)})`,
+};
+
+/** The arguments of json_build_object that merge `objectTypeProperty` over the matches `m`, in the schema's order. */
+const MERGED_ARRAYS = OBJECT_TYPE_PROPERTY.members.map((f) => `'${f.name}', ${MERGE_SQL[f.merge](f.name)}`).join(',\n        ');
 /** `GET /resource` merges at most this many resources (CONTRACT.md §3). */
 export const MERGE_LIMIT = 500;
 
@@ -212,25 +208,13 @@ export class ResourceRepository {
   /** The merged ArrayTestType of GET /resource and the number of matches (CONTRACT.md §3). */
   async merge(projectKey: string, filter: SqlCondition): Promise<{ json: string; total: number }> {
     const where = `r.project_key = $1 AND ${filter.sql}`;
-    const elements = (field: string) =>
-      `FROM m, jsonb_array_elements(m.o->'${field}') WITH ORDINALITY AS x(e, i)`;
-    const concat = (field: string) =>
-      `'${field}', COALESCE((SELECT jsonb_agg(x.e ORDER BY m.n, x.i) ${elements(field)}), '[]'::jsonb)`;
     const text = `
       WITH m AS (
-        SELECT r.object_type_property AS o, row_number() OVER (ORDER BY r.created_at, r.id) AS n
+        SELECT r.${OBJECT_TYPE_PROPERTY.column} AS o, row_number() OVER (ORDER BY r.created_at, r.id) AS n
         FROM resource r WHERE ${where} ORDER BY r.created_at, r.id LIMIT ${MERGE_LIMIT}
       )
       SELECT (SELECT count(*) FROM resource r WHERE ${where})::integer AS total, json_strip_nulls(json_build_object(
-        ${concat('arrayOfIntExample')},
-        'arrayOfUniqueIntExample', COALESCE((SELECT jsonb_agg(u.e ORDER BY u.first) FROM
-            (SELECT x.e, min(ARRAY[m.n, x.i]) AS first ${elements('arrayOfUniqueIntExample')} GROUP BY x.e) u), '[]'::jsonb),
-        'arrayOfTwonumbersExample', (SELECT CASE WHEN count(*) = 0 THEN '[]'::jsonb
-            ELSE jsonb_build_array(min((x.e)::numeric), max((x.e)::numeric)) END ${elements('arrayOfTwonumbersExample')}),
-        ${concat('arrayOfFloatExample')},
-        ${concat('arrayOfNumberNoDefaultsExample')},
-        ${concat('arrayOfStringExample')},
-        ${concat('arrayOfObjectType')}
+        ${MERGED_ARRAYS}
       ))::text AS json`;
     const row = await this.db.one<{ json: string; total: number }>(text, [projectKey, ...filter.values]);
     return row!;

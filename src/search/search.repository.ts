@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
+import type { ColumnSpec, SearchPath } from '../query-language/catalogue.js';
+import { RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
+import type { FacetExpression, FilterExpression, FilterItem, NumericRange } from '../query-language/search-expression.parser.js';
 import { RESOURCE_JSON } from '../resource/resource.repository.js';
-import type { FacetExpression, FilterExpression, FilterItem, NumericRange, SearchPath } from './search-expression.parser.js';
 import { FALLBACK_CONFIG, FUZZY_MAX_ALTERNATIVES } from './text-search.js';
 
 /** One `text.<lang>` condition: every word must match one of its alternatives (the word and its fuzzy neighbours). */
@@ -11,7 +13,8 @@ export interface TextCondition {
   words: string[][];
 }
 
-export type SortField = 'score' | 'id' | 'key' | 'version' | 'createdAt' | 'lastModifiedAt' | 'published' | 'someProperty' | 'secondPropertyToUpdate';
+/** `score` (relevance) or one of the resource's sortable fields. */
+export type SortField = string;
 
 export interface SearchPlan {
   staged: boolean;
@@ -33,20 +36,30 @@ export interface FuzzyWord {
   distance: number;
 }
 
-const SORT_COLUMNS: Record<SortField, string> = {
-  score: 'r.score',
-  id: 'r.id',
-  key: 'r.key COLLATE "C"',
-  version: 'r.version',
-  createdAt: 'r.created_at',
-  lastModifiedAt: 'r.last_modified_at',
-  published: 'r.published',
-  someProperty: 'r.some_property COLLATE "C"',
-  secondPropertyToUpdate: 'r.second_property_to_update COLLATE "C"',
-};
+const SORT_FIELDS = RESOURCE_CATALOGUE.sortFields;
 
-/** Sorts `resource_search` answers by itself; the others read `resource`. */
-const ROW_SORTS: ReadonlySet<SortField> = new Set(['score', 'id', 'key', 'published', 'createdAt']);
+/** What each sort orders by: relevance, or a field (strings byte-wise). */
+const SORT_COLUMNS: ReadonlyMap<SortField, string> = new Map([['score', 'r.score'], ...[...SORT_FIELDS].map(([name, f]): [string, string] => [name, f.sql])]);
+
+/** Sorts `resource_search` answers by itself (the fields it carries a copy of); the others read `resource`. */
+const ROW_SORTS: ReadonlySet<SortField> = new Set(['score', ...[...SORT_FIELDS.values()].filter((f) => f.searchCopy !== undefined).map((f) => f.name)]);
+
+/** The resource's columns `resource_search` carries, as the search's rows name them (`s.resource_id AS id`). */
+const COPIED_COLUMNS: ReadonlyMap<string, string> = new Map(
+  RESOURCE_CATALOGUE.fields
+    .filter((f): f is ColumnSpec => f.kind === 'column' && f.searchCopy !== undefined)
+    .map((f) => [f.column, f.searchCopy === f.column ? `s.${f.column}` : `s.${f.searchCopy} AS ${f.column}`]),
+);
+
+/** The columns a sort or a path may need that `resource_search` does not carry: read from `resource`. */
+const RESOURCE_COLUMNS = [
+  ...new Set([
+    ...[...SORT_FIELDS.values()].filter((f) => f.searchCopy === undefined).map((f) => f.column),
+    ...[...RESOURCE_CATALOGUE.searchPaths.values()].flatMap((p) => (p.source.kind === 'column' && !p.source.copied ? [p.source.column] : [])),
+  ]),
+]
+  .map((c) => `r.${c}`)
+  .join(', ');
 
 /** Terms of a terms facet, at most (CONTRACT.md §10). */
 const MAX_TERMS = 200;
@@ -60,46 +73,36 @@ class Binder {
   }
 }
 
-const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
 /**
- * The `resource_search` column holding a path's values (numeric[] or text[]), named after the path
- * (1763700000007-search-values.ts creates them); names come from `SEARCH_PATHS`, never from input.
+ * The `resource_search` column holding a path's values (numeric[] or text[]), as the catalogue names it
+ * (migration 1763700000007 created them); names come from the catalogue, never from input.
  */
 function valuesColumn(path: SearchPath): string | undefined {
-  const source = path.source;
-  if (source.kind === 'array') return snake(source.field);
-  if (source.kind === 'member') return `${snake(source.field)}_${snake(source.member)}`;
-  return undefined;
+  return path.source.kind === 'values' ? path.source.column : undefined;
 }
 
 /** The SQL type of a path's single values. */
 const valueType = (path: SearchPath) => (path.dataType === 'number' ? 'numeric' : path.dataType);
 
-/** A column path's value on `r` (`version` compares as numeric, so 64-bit filter values stay exact). */
-function columnValue(column: 'key' | 'version' | 'published'): string {
-  return column === 'version' ? 'r.version::numeric' : `r.${column}`;
-}
-
 /** One row `(id, v)` per value the resources of `fac` hold at a path (`v` numeric, text or boolean). */
 function valueRows(path: SearchPath): string {
   const source = path.source;
-  if (source.kind !== 'column') return `SELECT r.id, unnest(r.${valuesColumn(path)}) AS v FROM fac r`;
-  return `SELECT r.id, ${columnValue(source.column)} AS v FROM fac r${source.column === 'key' ? ' WHERE r.key IS NOT NULL' : ''}`;
+  if (source.kind === 'values') return `SELECT r.id, unnest(r.${source.column}) AS v FROM fac r`;
+  return `SELECT r.id, ${source.sql} AS v FROM fac r${source.nullable ? ` WHERE r.${source.column} IS NOT NULL` : ''}`;
 }
 
 /** How many values the resources `r` hold at a path (an aggregate). */
 function valueCount(path: SearchPath): string {
   const source = path.source;
-  if (source.kind !== 'column') return `coalesce(sum(cardinality(r.${valuesColumn(path)})), 0)`;
-  return source.column === 'key' ? 'count(r.key)' : 'count(*)';
+  if (source.kind === 'values') return `coalesce(sum(cardinality(r.${source.column})), 0)`;
+  return source.nullable ? `count(r.${source.column})` : 'count(*)';
 }
 
 /** The resource `r` holds at least one value at the path. */
 function hasValues(path: SearchPath): string {
   const source = path.source;
-  if (source.kind !== 'column') return `cardinality(r.${valuesColumn(path)}) > 0`;
-  return source.column === 'key' ? 'r.key IS NOT NULL' : 'TRUE';
+  if (source.kind === 'values') return `cardinality(r.${source.column}) > 0`;
+  return source.nullable ? `r.${source.column} IS NOT NULL` : 'TRUE';
 }
 
 type ValueItem = Extract<FilterItem, { kind: 'text' | 'number' | 'boolean' }>;
@@ -143,14 +146,14 @@ function filterCondition(filter: FilterExpression, b: Binder): string {
   const values = filter.items.filter(isValue).map((item) => item.value);
   if (values.length > 0) {
     const list = b.bind(values, `${valueType(path)}[]`);
-    parts.push(source.kind === 'column' ? `${columnValue(source.column)} = ANY(${list})` : `r.${valuesColumn(path)} && ${list}`);
+    parts.push(source.kind === 'column' ? `${source.sql} = ANY(${list})` : `r.${source.column} && ${list}`);
   }
   for (const item of filter.items) {
     if (item.kind === 'range') {
       parts.push(
         source.kind === 'column'
-          ? rangeMatches(columnValue(source.column), item.range, b, true)
-          : `${valuesRange(item.range, b)} @> ANY(r.${valuesColumn(path)})`,
+          ? rangeMatches(source.sql, item.range, b, true)
+          : `${valuesRange(item.range, b)} @> ANY(r.${source.column})`,
       );
     } else if (item.kind === 'exists' || item.kind === 'missing') {
       parts.push(item.kind === 'exists' ? hasValues(path) : `NOT (${hasValues(path)})`);
@@ -245,7 +248,7 @@ export class SearchRepository {
     const project = b.bind(projectKey, 'text');
     const resultWhere = plan.resultFilters.map((f) => filterCondition(f, b));
     const facetWhere = plan.facetFilters.map((f) => filterCondition(f, b));
-    const order = [...plan.sort.map((s) => `${SORT_COLUMNS[s.field]} ${s.descending ? 'DESC' : 'ASC'}`), 'r.id ASC'].join(', ');
+    const order = [...plan.sort.map((s) => `${SORT_COLUMNS.get(s.field)} ${s.descending ? 'DESC' : 'ASC'}`), 'r.id ASC'].join(', ');
     const facets =
       plan.facets.length === 0 ? `'{}'::json` : `json_build_object(${plan.facets.map((f) => `${b.bind(f.name, 'text')}, ${facetSql(f.facet, b)}`).join(', ')})`;
     // base is computed once; res and fac read it where they are used (no copy of its rows), except fac
@@ -273,10 +276,12 @@ export class SearchRepository {
   private matches(project: string, plan: SearchPlan, b: Binder): string {
     const filters = [...plan.queryFilters, ...plan.resultFilters, ...plan.facetFilters];
     const paths = [...filters.map((f) => f.path), ...plan.facets.map((f) => f.facet.path)];
-    const needsResource = paths.some((p) => p.source.kind === 'column' && p.source.column === 'version') || plan.sort.some((s) => !ROW_SORTS.has(s.field));
+    const needsResource = paths.some((p) => p.source.kind === 'column' && !p.source.copied) || plan.sort.some((s) => !ROW_SORTS.has(s.field));
     // Only the values columns some filter or facet reads: base's rows are copied once and read by every stage.
-    const columns = ['id', 'key', 'published', 'created_at', ...new Set(paths.map(valuesColumn).filter((c): c is string => c !== undefined))];
-    const selected = (i: number) => `s.resource_id AS id${i === 0 ? columns.slice(1).map((c) => `, s.${c}`).join('') : ''}`;
+    const columns = [...COPIED_COLUMNS.keys(), ...new Set(paths.map(valuesColumn).filter((c): c is string => c !== undefined))];
+    const select = (c: string) => COPIED_COLUMNS.get(c) ?? `s.${c}`;
+    // The first text's rows carry every column; the others only the id they are joined on.
+    const selected = (i: number) => (i === 0 ? columns.map(select).join(', ') : select('id'));
     const published = plan.staged ? '' : ' AND s.published';
     let rows: string;
     if (plan.texts.length === 0) {
@@ -292,7 +297,7 @@ export class SearchRepository {
       rows = `SELECT ${columns.map((c) => `t0.${c}`).join(', ')}, (${plan.texts.map((_, i) => `t${i}.score`).join(' + ')})::real AS score FROM ${joined}`;
     }
     if (needsResource) {
-      rows = `SELECT m.*, r.version, r.last_modified_at, r.some_property, r.second_property_to_update
+      rows = `SELECT m.*, ${RESOURCE_COLUMNS}
               FROM (${rows}) m JOIN resource r ON r.id = m.id`;
     }
     const where = plan.queryFilters.map((filter) => filterCondition(filter, b));

@@ -3,7 +3,9 @@ import { APP_CONFIG, AppConfig } from '../config/app-config.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import type { RawQuery } from '../common/query-params.js';
-import { FacetExpression, FilterExpression, parseFacet, parseFilter, SearchExpressionError } from './search-expression.parser.js';
+import { QuerySyntaxError } from '../query-language/lexer.js';
+import { RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
+import { FacetExpression, FilterExpression, parseFacet, parseFilter } from '../query-language/search-expression.parser.js';
 import { SEARCH_LIMITS, SearchQueryDto } from './search.dto.js';
 import { FuzzyWord, SearchPlan, SearchRepository, SortField, TextCondition } from './search.repository.js';
 import {
@@ -17,7 +19,8 @@ import {
   wordDistance,
 } from './text-search.js';
 
-const SORT_FIELDS = new Set<SortField>(['score', 'id', 'key', 'version', 'createdAt', 'lastModifiedAt', 'published', 'someProperty', 'secondPropertyToUpdate']);
+/** Relevance, then the resource's sortable fields. */
+const SORT_FIELDS: ReadonlySet<SortField> = new Set(['score', ...RESOURCE_CATALOGUE.sortFields.keys()]);
 const SORT = /^\s*([A-Za-z]+)\s+(asc|desc)\s*$/i;
 
 interface Text {
@@ -36,12 +39,12 @@ function malformed(name: string, reason: string): DomainError {
 }
 
 /** Parses each expression of a parameter; a parse error becomes 400 naming the parameter and the expression. */
-function parseAll<T>(name: string, texts: string[] | undefined, parse: (text: string) => T): T[] {
+function parseAll<T>(name: string, texts: string[] | undefined, parse: (catalogue: typeof RESOURCE_CATALOGUE, text: string) => T): T[] {
   return (texts ?? []).map((text) => {
     try {
-      return parse(text);
+      return parse(RESOURCE_CATALOGUE, text);
     } catch (error) {
-      if (error instanceof SearchExpressionError) {
+      if (error instanceof QuerySyntaxError) {
         const shown = text.length > 100 ? `${text.slice(0, 100)}…` : text;
         throw malformed(name, `${error.message} in '${shown}'`);
       }
@@ -148,9 +151,9 @@ function parseSort(sorts: string[] | undefined, hasText: boolean): SearchPlan['s
   if (!sorts || sorts.length === 0) return hasText ? [{ field: 'score', descending: true }] : [{ field: 'createdAt', descending: false }];
   return sorts.map((sort) => {
     const match = SORT.exec(sort);
-    if (!match || !SORT_FIELDS.has(match[1] as SortField)) {
+    if (!match || !SORT_FIELDS.has(match[1])) {
       throw malformed('sort', `expected '<field> asc|desc' with a field among ${[...SORT_FIELDS].join(', ')}, found '${sort.slice(0, 100)}'`);
     }
-    return { field: match[1] as SortField, descending: match[2].toLowerCase() === 'desc' };
+    return { field: match[1], descending: match[2].toLowerCase() === 'desc' };
   });
 }

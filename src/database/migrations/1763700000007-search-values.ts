@@ -38,7 +38,7 @@ const members = (column: string, member: string): ValueColumn => ({
   of: (row) => `ARRAY(SELECT (e -> '${member}')::numeric FROM ${elements(row, 'arrayOfObjectType')} e WHERE jsonb_typeof(e -> '${member}') = 'number')`,
 });
 
-/** One column per array path of `SEARCH_PATHS` (src/search/search-expression.parser.ts), named by `valuesColumn` there. */
+/** One column per array path of the search (`searchValues` in src/query-language/resource.catalogue.ts names them). */
 export const SEARCH_VALUE_COLUMNS: readonly ValueColumn[] = [
   numbers('array_of_int_example', 'arrayOfIntExample'),
   numbers('array_of_unique_int_example', 'arrayOfUniqueIntExample'),

@@ -3,9 +3,10 @@ import { ApiProperty, ApiPropertyOptional, ApiQuery } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Optional, QueryBoolean, Repeatable, rule, WholeNumber } from '../../common/validation/decorators.js';
 import { ObjectTestTypeDto } from '../resource.dto.js';
-import { expandError, sortError } from './sort-expand.js';
-import type { Variables } from './where-sql.js';
-import { WHERE_LIMITS } from './where-parser.js';
+import { RESOURCE_CATALOGUE } from '../../query-language/resource.catalogue.js';
+import { expandError, sortError } from '../../query-language/sort-expand.js';
+import type { Variables } from '../../query-language/where-sql.js';
+import { WHERE_LIMITS } from '../../query-language/where-parser.js';
 
 /** Paging bounds and parameter counts of the query endpoint (CONTRACT.md §5, README "Limits"). */
 export const QUERY_LIMITS = { defaultLimit: 20, maxLimit: 500, maxOffset: 10_000, maxWhere: 10, maxSort: 10, maxExpand: 10 } as const;
@@ -53,7 +54,7 @@ export class ResourceQueryDto {
   @Optional()
   @Repeatable()
   @AtMost(QUERY_LIMITS.maxSort)
-  @EachValue('sortSyntax', sortError)
+  @EachValue('sortSyntax', (text) => sortError(RESOURCE_CATALOGUE, text))
   @ApiPropertyOptional({
     type: [String],
     description:

@@ -1,5 +1,10 @@
 import fc from 'fast-check';
-import { expandError, orderBy, parseSort, sortError } from './sort-expand.js';
+import { RESOURCE_CATALOGUE } from './resource.catalogue.js';
+import { expandError, orderBy as orderByIn, parseSort, SortItem, sortError as sortErrorIn } from './sort-expand.js';
+
+// Sorts over the resource's catalogue.
+const sortError = (text: string) => sortErrorIn(RESOURCE_CATALOGUE, text);
+const orderBy = (sorts: SortItem[]) => orderByIn(RESOURCE_CATALOGUE, sorts);
 
 const FIELDS = 'id, key, version, createdAt, lastModifiedAt, published, someProperty, secondPropertyToUpdate';
 

@@ -1,8 +1,9 @@
-import { SORT_FIELDS } from './query-fields.js';
+import type { Catalogue } from './catalogue.js';
 
 /*
- * `sort` and `expand` of the query endpoint (CONTRACT.md §5, §10). Pure functions: the DTO's
- * constraints call the `…Error` checks (the one statement of the syntax), the repository the builders.
+ * `sort` and `expand` of the query endpoint (CONTRACT.md §5, §10) over a catalogue's sortable fields.
+ * Pure functions: the DTO's constraints call the `…Error` checks (the one statement of the syntax),
+ * the repository the builders.
  */
 
 export interface SortItem {
@@ -11,13 +12,13 @@ export interface SortItem {
 }
 
 const SORT = /^\s*([A-Za-z]+)\s+([A-Za-z]+)\s*$/;
-const SORT_FIELD_LIST = [...SORT_FIELDS.keys()].join(', ');
 
-/** Why a `sort` value is malformed, or undefined when it is `<field> asc|desc`. */
-export function sortError(text: string): string | undefined {
+/** Why a `sort` value is malformed, or undefined when it is `<field> asc|desc` with a sortable field. */
+export function sortError(catalogue: Catalogue, text: string): string | undefined {
   const match = SORT.exec(text);
-  if (!match) return `expected "<field> asc" or "<field> desc" (field one of ${SORT_FIELD_LIST}) but found ${JSON.stringify(text)}`;
-  if (!SORT_FIELDS.has(match[1])) return `expected a field to sort by (${SORT_FIELD_LIST}) but found ${JSON.stringify(match[1])}`;
+  const fields = () => [...catalogue.sortFields.keys()].join(', ');
+  if (!match) return `expected "<field> asc" or "<field> desc" (field one of ${fields()}) but found ${JSON.stringify(text)}`;
+  if (!catalogue.sortFields.has(match[1])) return `expected a field to sort by (${fields()}) but found ${JSON.stringify(match[1])}`;
   const direction = match[2].toLowerCase();
   if (direction !== 'asc' && direction !== 'desc') return `expected asc or desc after ${match[1]} but found ${JSON.stringify(match[2])}`;
   return undefined;
@@ -31,17 +32,18 @@ export function parseSort(text: string): SortItem {
 
 /**
  * The ORDER BY list: the sorts in order, a field sorted twice counts once (the first), and ties are
- * broken by `id asc` (CONTRACT.md §10 "Ties"), so every order is total and paging is stable.
+ * broken by the catalogue's id ascending (CONTRACT.md §10 "Ties"), so every order is total and paging
+ * is stable.
  */
-export function orderBy(sorts: readonly SortItem[]): string {
+export function orderBy(catalogue: Catalogue, sorts: readonly SortItem[]): string {
   const seen = new Set<string>();
   const items: string[] = [];
   for (const { field, direction } of sorts) {
     if (seen.has(field)) continue;
     seen.add(field);
-    items.push(`${SORT_FIELDS.get(field)} ${direction.toUpperCase()}`);
+    items.push(`${catalogue.sortFields.get(field)!.sql} ${direction.toUpperCase()}`);
   }
-  if (!seen.has('id')) items.push('r.id ASC');
+  if (!seen.has(catalogue.id.name)) items.push(`${catalogue.id.sql} ASC`);
   return items.join(', ');
 }
 

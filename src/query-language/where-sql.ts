@@ -1,16 +1,18 @@
-import { canonicalInt64 } from '../../common/query-params.js';
-import { FieldDef, Scope, SCOPES, ValueType } from './query-fields.js';
-import { CompareOp, ListNode, parseWhere, Predicate, PredicateError, ValueNode, WHERE_LIMITS } from './where-parser.js';
+import { canonicalInt64 } from '../common/query-params.js';
+import type { Catalogue, DocumentSql, QueryField, Scope, ValueType } from './catalogue.js';
+import { CompareOp, ListNode, parseWhere, Predicate, predicateError, ValueNode, WHERE_LIMITS } from './where-parser.js';
 
 /*
- * Translates a parsed `where` predicate into a SQL condition over `resource r`. Every value is a bound
- * parameter; the SQL text is built only from the fixed fragments below and the names of known fields.
+ * Translates a parsed `where` predicate into a SQL condition over a catalogue's table (`resource r`:
+ * its alias). Every value is a bound parameter; the SQL text is built only from the fixed fragments
+ * below and the catalogue's fields.
  *
  * Shapes, chosen for the indexes (migration 1763700000002):
  * - scalar fields compare their columns directly (btree per project; strings byte-wise, COLLATE "C");
- * - `=`, `in`, `contains any/all` on the arrays of objectTypeProperty are containment (`@>`) of the whole
- *   document, which the GIN jsonb_path_ops index serves; `arrayOfObjectType(…)` adds the containment of
- *   its equalities as an indexable pre-filter, then checks the element with EXISTS;
+ * - `=`, `in`, `contains any/all` on the arrays of a document (objectTypeProperty) are containment (`@>`)
+ *   of the whole document, which the GIN jsonb_path_ops index serves; an array of objects
+ *   (`arrayOfObjectType(…)`) adds the containment of its equalities as an indexable pre-filter, then
+ *   checks the element with EXISTS;
  * - ranges and `!=` on array elements have no index shape: EXISTS over the elements.
  *
  * Semantics: a comparison on an array is true when any element satisfies it; `arrayOfObjectType(P)` when
@@ -54,8 +56,15 @@ export interface WhereHints {
 }
 
 /** Parses every `where` text and translates their conjunction; `TRUE` when there is none. */
-export function whereToSql(wheres: readonly string[], variables: Variables, params: SqlParams, projectKey: string, hints?: WhereHints): string {
-  const parts = wheres.map((text) => translateWhere(text, parseWhere(text), variables, params, projectKey, hints));
+export function whereToSql(
+  catalogue: Catalogue,
+  wheres: readonly string[],
+  variables: Variables,
+  params: SqlParams,
+  projectKey: string,
+  hints?: WhereHints,
+): string {
+  const parts = wheres.map((text) => translateWhere(catalogue, text, parseWhere(catalogue, text), variables, params, projectKey, hints));
   return parts.length === 0 ? 'TRUE' : parts.map((p) => `(${p})`).join(' AND ');
 }
 
@@ -64,21 +73,23 @@ export function whereToSql(wheres: readonly string[], variables: Variables, para
  * is the project the query runs in: containment is written against the project-tagged document, so the
  * index returns the project's resources only.
  */
-export function translateWhere(text: string, predicate: Predicate, variables: Variables, params: SqlParams, projectKey: string, hints?: WhereHints): string {
+export function translateWhere(
+  catalogue: Catalogue,
+  text: string,
+  predicate: Predicate,
+  variables: Variables,
+  params: SqlParams,
+  projectKey: string,
+  hints?: WhereHints,
+): string {
   const translator = new Translator(text, variables, params, projectKey);
-  const sql = translator.predicate(predicate, 'resource');
+  const sql = translator.predicate(predicate, catalogue.where);
   if (hints && translator.containment) hints.containment = true;
   return sql;
 }
 
 const SQL_OP: Record<CompareOp, string> = { '=': '=', '!=': '<>', '<': '<', '>': '>', '<=': '<=', '>=': '>=' };
-const DOC = 'r.object_type_property';
-/**
- * `{"<projectKey>": objectTypeProperty}`: the expression of the GIN index resource_project_document_idx
- * (migration 1763700000002). Containment of `{"<projectKey>": {…}}` in it is answered by the index with
- * the project's resources only.
- */
-const PROJECT_DOC = "jsonb_set('{}'::jsonb, ARRAY[r.project_key::text], r.object_type_property)";
+/** An element of an array of objects, in the EXISTS that checks it. */
 const ELEMENT = 'e.o';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DECIMAL = /^-?[0-9]+(?:\.[0-9]+)?$/;
@@ -107,7 +118,7 @@ class Translator {
   ) {}
 
   private fail(at: number, expected: string): never {
-    throw new PredicateError(this.text, at, expected);
+    throw predicateError(this.text, at, expected);
   }
 
   /** Set when an index containment is emitted in a conjunctive position (not under `or` or `not`). */
@@ -123,7 +134,7 @@ class Translator {
       case 'not':
         return this.within(() => `((${this.predicate(node.operand, scope)}) IS NOT TRUE)`);
       default:
-        return this.condition(node, SCOPES[scope].get(node.field)!);
+        return this.condition(node, scope.fields.get(node.field)!);
     }
   }
 
@@ -137,7 +148,7 @@ class Translator {
     }
   }
 
-  private condition(node: Exclude<Predicate, { kind: 'and' | 'or' | 'not' }>, field: FieldDef): string {
+  private condition(node: Exclude<Predicate, { kind: 'and' | 'or' | 'not' }>, field: QueryField): string {
     switch (field.kind) {
       case 'scalar':
         return this.scalar(node, field);
@@ -149,8 +160,8 @@ class Translator {
         if (node.kind === 'nested') return `(${this.predicate(node.predicate, field.scope)})`;
         return this.defined(node);
       case 'objectArray':
-        if (node.kind === 'nested') return this.anyElement(field.name, node.predicate, field.scope);
-        if (node.kind === 'empty') return `(jsonb_array_length(${DOC}->'${field.name}') ${node.negated ? '<>' : '='} 0)`;
+        if (node.kind === 'nested') return this.anyElement(field, node.predicate);
+        if (node.kind === 'empty') return `(jsonb_array_length(${field.sql}) ${node.negated ? '<>' : '='} 0)`;
         return this.defined(node);
     }
   }
@@ -162,7 +173,7 @@ class Translator {
 
   /* ---------------------------------------------------------------- columns */
 
-  private scalar(node: Exclude<Predicate, { kind: 'and' | 'or' | 'not' }>, field: Extract<FieldDef, { kind: 'scalar' }>): string {
+  private scalar(node: Exclude<Predicate, { kind: 'and' | 'or' | 'not' }>, field: Extract<QueryField, { kind: 'scalar' }>): string {
     switch (node.kind) {
       case 'compare': {
         const value = this.typed(node.value, field);
@@ -185,21 +196,21 @@ class Translator {
   }
 
   /** The column as compared: ids that are not UUIDs compare as text; string order is byte-wise. */
-  private column(field: Extract<FieldDef, { kind: 'scalar' }>, op: CompareOp, values: Typed[]): string {
+  private column(field: Extract<QueryField, { kind: 'scalar' }>, op: CompareOp, values: Typed[]): string {
     if (field.type === 'id' && !values.every((v) => UUID.test(String(v)))) return `${field.sql}::text COLLATE "C"`;
     if (field.type === 'string' && op !== '=' && op !== '!=') return `${field.sql} COLLATE "C"`;
     return field.sql;
   }
 
-  private bindScalar(field: Extract<FieldDef, { kind: 'scalar' }>, value: Typed): string {
+  private bindScalar(field: Extract<QueryField, { kind: 'scalar' }>, value: Typed): string {
     if (field.type === 'id') return UUID.test(String(value)) ? this.params.bind(value, 'uuid') : this.params.bind(String(value).toLowerCase(), 'text');
     return this.params.bind(value, castOf(field.type));
   }
 
   /* ---------------------------------------------------------------- arrays of primitives */
 
-  private array(node: Exclude<Predicate, { kind: 'and' | 'or' | 'not' }>, field: Extract<FieldDef, { kind: 'array' }>): string {
-    const path = `${DOC}->'${field.name}'`;
+  private array(node: Exclude<Predicate, { kind: 'and' | 'or' | 'not' }>, field: Extract<QueryField, { kind: 'array' }>): string {
+    const path = field.sql;
     const element = field.type === 'string' ? 'e.v COLLATE "C"' : 'e.v::numeric';
     const exists = (condition: string) => `EXISTS (SELECT 1 FROM jsonb_array_elements_text(${path}) AS e(v) WHERE ${condition})`;
     switch (node.kind) {
@@ -225,20 +236,20 @@ class Translator {
   }
 
   /** The document contains all `values` in the array `name` (GIN-indexed containment). */
-  private contains(field: Extract<FieldDef, { kind: 'array' }>, values: Typed[]): string {
+  private contains(field: Extract<QueryField, { kind: 'array' }>, values: Typed[]): string {
     const items = [...new Set(values.map((v) => jsonValue(v, field.type)))];
-    return `(${this.documentContains(`{"${field.name}":[${items.join(',')}]}`)})`;
+    return `(${this.documentContains(field.document, `{"${field.name}":[${items.join(',')}]}`)})`;
   }
 
-  private containsAny(field: Extract<FieldDef, { kind: 'array' }>, values: Typed[]): string {
+  private containsAny(field: Extract<QueryField, { kind: 'array' }>, values: Typed[]): string {
     const items = [...new Set(values.map((v) => jsonValue(v, field.type)))];
-    return `(${items.map((item) => this.documentContains(`{"${field.name}":[${item}]}`)).join(' OR ')})`;
+    return `(${items.map((item) => this.documentContains(field.document, `{"${field.name}":[${item}]}`)).join(' OR ')})`;
   }
 
-  /** objectTypeProperty contains `pattern` (JSON text), through the project's part of the GIN index. */
-  private documentContains(pattern: string): string {
+  /** The document contains `pattern` (JSON text), through the project's part of its GIN index. */
+  private documentContains(document: DocumentSql, pattern: string): string {
     if (this.underOrNot === 0) this.containment = true;
-    return `${PROJECT_DOC} @> ${this.params.bind(`{${JSON.stringify(this.projectKey)}:${pattern}}`, 'jsonb')}`;
+    return `${document.projectIndex} @> ${this.params.bind(`{${JSON.stringify(this.projectKey)}:${pattern}}`, 'jsonb')}`;
   }
 
   /* ---------------------------------------------------------------- arrayOfObjectType(…) */
@@ -247,13 +258,14 @@ class Translator {
    * True when one element satisfies `predicate`. The equalities the predicate requires of that element
    * become a containment pre-filter the GIN index serves; when they are all of it, they are enough.
    */
-  private anyElement(name: string, predicate: Predicate, scope: Scope): string {
+  private anyElement(field: Extract<QueryField, { kind: 'objectArray' }>, predicate: Predicate): string {
+    const { name, scope } = field;
     const conjuncts = predicate.kind === 'and' ? predicate.operands : [predicate];
     const equalities = new Map<string, string>();
     let onlyEqualities = true;
     for (const conjunct of conjuncts) {
       if (conjunct.kind === 'compare' && conjunct.op === '=' && !equalities.has(conjunct.field)) {
-        const member = SCOPES[scope].get(conjunct.field) as Extract<FieldDef, { kind: 'member' }>;
+        const member = scope.fields.get(conjunct.field) as Extract<QueryField, { kind: 'member' }>;
         equalities.set(conjunct.field, jsonValue(this.typed(conjunct.value, member), member.type));
       } else {
         onlyEqualities = false;
@@ -262,15 +274,15 @@ class Translator {
     const parts: string[] = [];
     if (equalities.size > 0) {
       const element = [...equalities].map(([member, value]) => `"${member}":${value}`).join(',');
-      parts.push(this.documentContains(`{"${name}":[{${element}}]}`));
+      parts.push(this.documentContains(field.document, `{"${name}":[{${element}}]}`));
     }
     if (!onlyEqualities) {
-      parts.push(`EXISTS (SELECT 1 FROM jsonb_array_elements(${DOC}->'${name}') AS e(o) WHERE ${this.predicate(predicate, scope)})`);
+      parts.push(`EXISTS (SELECT 1 FROM jsonb_array_elements(${field.sql}) AS e(o) WHERE ${this.predicate(predicate, scope)})`);
     }
     return `(${parts.join(' AND ')})`;
   }
 
-  private member(node: Exclude<Predicate, { kind: 'and' | 'or' | 'not' }>, field: Extract<FieldDef, { kind: 'member' }>): string {
+  private member(node: Exclude<Predicate, { kind: 'and' | 'or' | 'not' }>, field: Extract<QueryField, { kind: 'member' }>): string {
     const value = `(${ELEMENT}->>'${field.name}')::numeric`;
     switch (node.kind) {
       case 'compare':

@@ -1,6 +1,15 @@
 import fc from 'fast-check';
-import { parseWhere, Predicate, PredicateError, WHERE_LIMITS } from './where-parser.js';
-import { SqlParams, translateWhere, Variables, whereToSql } from './where-sql.js';
+import { QuerySyntaxError as PredicateError } from './lexer.js';
+import { RESOURCE_CATALOGUE } from './resource.catalogue.js';
+import { parseWhere as parseIn, Predicate, WHERE_LIMITS } from './where-parser.js';
+import { SqlParams, translateWhere as translateIn, Variables, WhereHints, whereToSql as whereToSqlIn } from './where-sql.js';
+
+// The language over the resource's catalogue.
+const parseWhere = (text: string) => parseIn(RESOURCE_CATALOGUE, text);
+const translateWhere = (text: string, predicate: Predicate, variables: Variables, params: SqlParams, projectKey: string) =>
+  translateIn(RESOURCE_CATALOGUE, text, predicate, variables, params, projectKey);
+const whereToSql = (wheres: string[], variables: Variables, params: SqlParams, projectKey: string, hints?: WhereHints) =>
+  whereToSqlIn(RESOURCE_CATALOGUE, wheres, variables, params, projectKey, hints);
 
 /** The AST without source offsets (`at`), for readable expectations. */
 function strip(value: unknown): unknown {

@@ -1,4 +1,5 @@
-import { FieldDef, fieldNames, Scope, SCOPES } from './query-fields.js';
+import type { Catalogue, QueryField, Scope } from './catalogue.js';
+import { LINE_AND_COLUMN, Lexicon, matchAt, QuerySyntaxError, Token, tokenize } from './lexer.js';
 
 /*
  * The query-predicate language of `where` (CONTRACT.md §5, §10 "Query language"), after commercetools':
@@ -14,8 +15,8 @@ import { FieldDef, fieldNames, Scope, SCOPES } from './query-fields.js';
  *   list       := "(" value ("," value)* ")" | ":" variable
  *
  * Keywords are case-insensitive, field names are not. Strings are double-quoted with `\"` and `\\`;
- * numbers may be negative or decimal. Pure functions: text in, AST out, or a PredicateError that
- * says what was expected and where (line, column).
+ * numbers may be negative or decimal. Field names are those of a catalogue's `where` scopes. Pure
+ * functions: text in, AST out, or a QuerySyntaxError that says what was expected and where (line, column).
  */
 
 export type CompareOp = '=' | '!=' | '<' | '>' | '<=' | '>=';
@@ -44,154 +45,77 @@ export type Predicate =
 /** Limits that keep one predicate's work bounded. */
 export const WHERE_LIMITS = { length: 10_000, depth: 32, listSize: 500 } as const;
 
-/** A predicate that cannot be used: `expected` says what was expected, at `line`/`column` (1-based). */
-export class PredicateError extends Error {
-  readonly line: number;
-  readonly column: number;
-
-  constructor(
-    text: string,
-    readonly offset: number,
-    readonly expected: string,
-  ) {
-    const { line, column } = position(text, offset);
-    super(`${expected} (line ${line}, column ${column})`);
-    this.line = line;
-    this.column = column;
-  }
-}
-
-/** 1-based line and column (in characters) of `offset`. */
-export function position(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, Math.max(0, Math.min(offset, text.length)));
-  const lines = before.split('\n');
-  return { line: lines.length, column: [...lines[lines.length - 1]].length + 1 };
-}
-
 /* ------------------------------------------------------------------ tokens */
 
-type Token =
-  | { type: 'word'; text: string; at: number }
-  | { type: 'string'; value: string; at: number }
-  | { type: 'number'; text: string; at: number }
-  | { type: 'variable'; name: string; at: number }
-  | { type: 'op'; text: CompareOp; at: number }
-  | { type: 'punct'; text: '(' | ')' | ','; at: number }
-  | { type: 'end'; at: number };
+/** The comparison each operator token stands for (`<>` is `!=`). */
+const OPERATORS: ReadonlyMap<string, CompareOp> = new Map([
+  ['<=', '<='],
+  ['>=', '>='],
+  ['<>', '!='],
+  ['!=', '!='],
+  ['=', '='],
+  ['<', '<'],
+  ['>', '>'],
+]);
 
-const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
 const NUMBER = /-?[0-9]+(?:\.[0-9]+)?/y;
-const VARIABLE_NAME = /[A-Za-z0-9]+/y;
-const SPACE = /[ \t\r\n]+/y;
+
+/** Decimal numbers, `:variables`, comparison operators; failures at a line and column. */
+export const WHERE_LEXICON: Lexicon = {
+  positions: LINE_AND_COLUMN,
+  maxLength: WHERE_LIMITS.length,
+  tooLong: `expected a predicate of at most ${WHERE_LIMITS.length} characters`,
+  word: /[A-Za-z_][A-Za-z0-9_]*/y,
+  punctuation: [...OPERATORS.keys(), '(', ')', ','],
+  variables: { name: /[A-Za-z0-9]+/y, missingName: 'expected a variable name (letters and digits) after ":"' },
+  number(text, at, fail) {
+    const number = matchAt(NUMBER, text, at)?.[0];
+    if (!number) fail(at, 'expected a digit after "-"');
+    const after = text[at + number!.length];
+    if (after === '.') fail(at + number!.length + 1, 'expected a digit after the decimal point');
+    if (after !== undefined && /[A-Za-z0-9_]/.test(after)) fail(at + number!.length, 'expected a space, an operator or a parenthesis after a number');
+    return number!;
+  },
+  strings: {
+    unterminated: 'expected a closing " for this string',
+    badEscape: 'expected \\" or \\\\ after a backslash in a string',
+    nul: 'expected a string without NUL characters',
+  },
+  unexpected(text, at) {
+    if (text[at] === '!') return 'expected "!=" (an exclamation mark must be followed by =)';
+    return `expected a field, a value, an operator or a parenthesis but found ${JSON.stringify(String.fromCodePoint(text.codePointAt(at)!))}`;
+  },
+};
+
+/** A failure of a `where` text (or of its values, found while translating) at `offset`. */
+export function predicateError(text: string, offset: number, reason: string): QuerySyntaxError {
+  return new QuerySyntaxError(text, offset, reason, WHERE_LEXICON.positions);
+}
 
 function describe(token: Token): string {
-  switch (token.type) {
+  switch (token.kind) {
     case 'end':
       return 'the end of the predicate';
-    case 'word':
-      return `"${token.text}"`;
     case 'string':
       return `the string ${JSON.stringify(token.value)}`;
     case 'number':
       return `the number ${token.text}`;
     case 'variable':
       return `the variable :${token.name}`;
+    case 'punct':
+      return `"${OPERATORS.get(token.text) ?? token.text}"`;
     default:
       return `"${token.text}"`;
   }
-}
-
-function sticky(pattern: RegExp, text: string, at: number): string | undefined {
-  pattern.lastIndex = at;
-  return pattern.exec(text)?.[0];
-}
-
-export function tokenize(text: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  const fail = (at: number, expected: string): never => {
-    throw new PredicateError(text, at, expected);
-  };
-  while (i < text.length) {
-    const space = sticky(SPACE, text, i);
-    if (space) {
-      i += space.length;
-      continue;
-    }
-    const c = text[i];
-    const at = i;
-    if (c === '"') {
-      let value = '';
-      i++;
-      for (;;) {
-        if (i >= text.length) fail(at, 'expected a closing " for this string');
-        const ch = text[i];
-        if (ch === '"') break;
-        if (ch === '\\') {
-          const next = text[i + 1];
-          if (next !== '"' && next !== '\\') fail(i, 'expected \\" or \\\\ after a backslash in a string');
-          value += next;
-          i += 2;
-          continue;
-        }
-        if (ch === '\u0000') fail(i, 'expected a string without NUL characters');
-        value += ch;
-        i++;
-      }
-      i++;
-      tokens.push({ type: 'string', value, at });
-    } else if (c === '(' || c === ')' || c === ',') {
-      tokens.push({ type: 'punct', text: c, at });
-      i++;
-    } else if (c === '=') {
-      tokens.push({ type: 'op', text: '=', at });
-      i++;
-    } else if (c === '!') {
-      if (text[i + 1] !== '=') fail(i, 'expected "!=" (an exclamation mark must be followed by =)');
-      tokens.push({ type: 'op', text: '!=', at });
-      i += 2;
-    } else if (c === '<' || c === '>') {
-      const two = text.slice(i, i + 2);
-      const op: CompareOp = two === '<>' ? '!=' : two === '<=' || two === '>=' ? two : (c as '<' | '>');
-      tokens.push({ type: 'op', text: op, at });
-      i += op.length === 2 || two === '<>' ? 2 : 1;
-    } else if (c === ':') {
-      const name = sticky(VARIABLE_NAME, text, i + 1);
-      if (!name) fail(i + 1, 'expected a variable name (letters and digits) after ":"');
-      tokens.push({ type: 'variable', name: name!, at });
-      i += 1 + name!.length;
-    } else if (c === '-' || (c >= '0' && c <= '9')) {
-      const number = sticky(NUMBER, text, i);
-      if (!number) fail(i, 'expected a digit after "-"');
-      const after = text[i + number!.length];
-      if (after === '.') fail(i + number!.length + 1, 'expected a digit after the decimal point');
-      if (after !== undefined && /[A-Za-z0-9_]/.test(after)) fail(i + number!.length, 'expected a space, an operator or a parenthesis after a number');
-      tokens.push({ type: 'number', text: number!, at });
-      i += number!.length;
-    } else {
-      const word = sticky(WORD, text, i);
-      if (!word) {
-        const shown = String.fromCodePoint(text.codePointAt(i)!);
-        fail(i, `expected a field, a value, an operator or a parenthesis but found ${JSON.stringify(shown)}`);
-      }
-      tokens.push({ type: 'word', text: word!, at });
-      i += word!.length;
-    }
-  }
-  tokens.push({ type: 'end', at: text.length });
-  return tokens;
 }
 
 /* ------------------------------------------------------------------ parser */
 
 const OPERATORS_TEXT = '=, !=, <>, <, >, <=, >=, in, not in, contains any, contains all, is empty, is defined';
 
-/** Parses one `where` text into its AST, resolving field names against the resource's fields. */
-export function parseWhere(text: string): Predicate {
-  if (text.length > WHERE_LIMITS.length) {
-    throw new PredicateError(text, WHERE_LIMITS.length, `expected a predicate of at most ${WHERE_LIMITS.length} characters`);
-  }
-  return new Parser(text, tokenize(text)).parse();
+/** Parses one `where` text into its AST, resolving field names against the catalogue's fields. */
+export function parseWhere(catalogue: Catalogue, text: string): Predicate {
+  return new Parser(text, tokenize(WHERE_LEXICON, text), catalogue.where).parse();
 }
 
 class Parser {
@@ -200,13 +124,14 @@ class Parser {
   constructor(
     private readonly text: string,
     private readonly tokens: Token[],
+    private readonly top: Scope,
   ) {}
 
   parse(): Predicate {
-    const predicate = this.predicate('resource', 0);
+    const predicate = this.predicate(this.top, 0);
     const next = this.peek();
-    if (next.type !== 'end') {
-      const expected = next.type === 'punct' && next.text === ')' ? 'expected "and", "or" or the end (this ")" closes nothing)' : 'expected "and", "or" or the end';
+    if (next.kind !== 'end') {
+      const expected = next.kind === 'punct' && next.text === ')' ? 'expected "and", "or" or the end (this ")" closes nothing)' : 'expected "and", "or" or the end';
       this.fail(next, `${expected} but found ${describe(next)}`);
     }
     return predicate;
@@ -221,15 +146,15 @@ class Parser {
   }
 
   private fail(token: Token | number, expected: string): never {
-    throw new PredicateError(this.text, typeof token === 'number' ? token : token.at, expected);
+    throw predicateError(this.text, typeof token === 'number' ? token : token.at, expected);
   }
 
   private isKeyword(token: Token, keyword: string): boolean {
-    return token.type === 'word' && token.text.toLowerCase() === keyword;
+    return token.kind === 'word' && token.text.toLowerCase() === keyword;
   }
 
   private isPunct(token: Token, punct: '(' | ')' | ','): boolean {
-    return token.type === 'punct' && token.text === punct;
+    return token.kind === 'punct' && token.text === punct;
   }
 
   private expectPunct(punct: '(' | ')', context: string): Token {
@@ -275,13 +200,12 @@ class Parser {
     return this.condition(scope, depth);
   }
 
-  private field(scope: Scope): FieldDef {
+  private field(scope: Scope): QueryField {
     const token = this.next();
-    const names = fieldNames(scope);
-    const where = scope === 'resource' ? '' : ` of ${scope}`;
-    if (token.type !== 'word') this.fail(token, `expected a field${where} (${names.join(', ')}) but found ${describe(token)}`);
-    const field = SCOPES[scope].get((token as { text: string }).text);
-    if (!field) this.fail(token, `expected a field${where} (${names.join(', ')}) but found unknown field ${describe(token)}`);
+    const expected = `expected a field${scope.of === undefined ? '' : ` of ${scope.of}`} (${scope.names.join(', ')})`;
+    if (token.kind !== 'word') this.fail(token, `${expected} but found ${describe(token)}`);
+    const field = scope.fields.get(token.text);
+    if (!field) this.fail(token, `${expected} but found unknown field ${describe(token)}`);
     return field!;
   }
 
@@ -316,7 +240,8 @@ class Parser {
       const form = field.kind === 'objectArray' ? `${name}(<predicate on its elements>), ${name} is empty or ${name} is defined` : `${name}(<predicate on its fields>) or ${name} is defined`;
       this.fail(token, `expected ${form} but found ${describe(token)}`);
     }
-    if (token.type === 'op') return { kind: 'compare', field: name, op: token.text, value: this.value() };
+    const op = token.kind === 'punct' ? OPERATORS.get(token.text) : undefined;
+    if (op !== undefined) return { kind: 'compare', field: name, op, value: this.value() };
     if (this.isKeyword(token, 'in')) return { kind: 'in', field: name, negated: false, values: this.list() };
     if (this.isKeyword(token, 'not')) {
       const after = this.next();
@@ -326,7 +251,7 @@ class Parser {
     if (this.isKeyword(token, 'contains')) {
       if (!isArray) this.fail(token, `expected an operator (=, !=, <>, <, >, <=, >=, in, not in, is defined) after ${name}: "contains" applies to arrays`);
       const mode = this.next();
-      const word = mode.type === 'word' ? mode.text.toLowerCase() : '';
+      const word = mode.kind === 'word' ? mode.text.toLowerCase() : '';
       if (word !== 'any' && word !== 'all') this.fail(mode, `expected "any" or "all" after "contains" but found ${describe(mode)}`);
       return { kind: 'contains', field: name, mode: word as 'any' | 'all', values: this.list() };
     }
@@ -335,7 +260,7 @@ class Parser {
 
   private value(): ValueNode {
     const token = this.next();
-    switch (token.type) {
+    switch (token.kind) {
       case 'string':
         return { kind: 'string', value: token.value, at: token.at };
       case 'number':
@@ -353,7 +278,7 @@ class Parser {
 
   private list(): ListNode {
     const token = this.peek();
-    if (token.type === 'variable') {
+    if (token.kind === 'variable') {
       this.next();
       return { kind: 'variable', name: token.name, at: token.at };
     }
