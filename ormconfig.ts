@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { loadConfig } from './src/config/app-config.js';
+import { loadConfig } from './src/app-config.js';
 import { buildDataSourceOptions } from './src/database/data-source-options.js';
 
 /**

@@ -4,7 +4,7 @@
 // Prints {"rows":[{id,version},…]} on stdout.
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { loadConfig } from '../dist/src/config/app-config.js';
+import { loadConfig } from '../dist/src/app-config.js';
 import { openDataSource } from '../dist/src/database/open-data-source.js';
 import { seed } from './payloads.mjs';
 

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import type { AppConfig } from './config/app-config.js';
+import { configProviders, type AppConfig } from './app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter.js';
@@ -20,7 +20,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
+        ConfigModule.forRoot(configProviders(config)),
         DatabaseModule,
         AuthModule,
         HealthModule,
@@ -29,7 +29,7 @@ export class AppModule {
         ImagesModule,
         NamespaceActionsModule,
         ComplexPathModule,
-        MetricsModule.forRoot(config),
+        MetricsModule.forRoot(config.metrics),
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },

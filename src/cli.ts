@@ -5,7 +5,7 @@ import { ApiClientsRepository } from './auth/api-clients.repository.js';
 import { ApiClientsService, toNewClient } from './auth/api-clients.service.js';
 import { ApiClientDraftDto } from './auth/api-client.dto.js';
 import { validateBody } from './common/validation/validation.pipe.js';
-import { ConfigError, loadConfig } from './config/app-config.js';
+import { ConfigError, loadConfig } from './app-config.js';
 import { Database } from './database/database.js';
 import { DataDirectoryLockedError } from './database/embedded-postgres.js';
 import { openDataSource } from './database/open-data-source.js';

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
 import { configureApp, createHttpAdapter } from './configure-app.js';
-import { ConfigError, loadConfig } from './config/app-config.js';
+import { ConfigError, loadConfig } from './app-config.js';
 import { DataDirectoryLockedError } from './database/embedded-postgres.js';
 import { stopGracefullyOnSignals } from './shutdown.js';
 import { createLogger } from './observability/logger.js';

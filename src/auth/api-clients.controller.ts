@@ -1,15 +1,16 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequestBody } from '../common/request-body.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { PageQueryDto } from '../common/page-query.dto.js';
 import { ProjectKey } from '../common/project-key.js';
+import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { RequireScope } from './access.decorator.js';
 import { ApiClientDraftDto, ApiClientDto, ApiClientPageDto, CreatedApiClientDto } from './api-client.dto.js';
 import { ApiClientsService, toNewClient } from './api-clients.service.js';
 
 @ApiTags('api-clients')
-@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@ApiProjectKeyParam()
 @RequireScope(['manage_api_clients'])
 @Controller(':projectKey/api-clients')
 export class ApiClientsController {

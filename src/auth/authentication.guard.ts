@@ -2,17 +2,14 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { DomainError } from '../common/domain-error.js';
-import type { RequestWithPrincipal } from '../common/principal.js';
+import { bearerToken } from '../common/bearer-token.js';
 import { pathOf } from '../common/error-envelope.filter.js';
-import type { VerifiedToken } from './jwt-verifier.js';
+import { insufficientScope, invalidToken } from './auth.errors.js';
+import type { RequestWithToken, VerifiedToken } from './jwt-verifier.js';
 import { routeAccess } from './route-access.js';
-import { insufficientScope } from './scope.guard.js';
-import { invalidToken, TokenService } from './token.service.js';
+import { TokenService } from './token.service.js';
 
-const BEARER = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i;
 const MAX_TOKEN_LENGTH = 8_192;
-
-export type RequestWithToken = RequestWithPrincipal & { user?: VerifiedToken };
 
 /**
  * The first global guard (CONTRACT.md §7, §10): route parameter patterns (404, as for an unknown path)
@@ -38,15 +35,15 @@ export class AuthenticationGuard extends AuthGuard('jwt') {
     if (rule.public) return true;
     const header = request.headers.authorization;
     if (!header) throw invalidToken('An access token is required (Authorization: Bearer <token>).');
-    const match = BEARER.exec(header);
-    if (!match) throw invalidToken('The Authorization header must be "Bearer <token>".');
-    if (match[1].length > MAX_TOKEN_LENGTH) throw invalidToken('The access token is too long.');
-    const known = this.tokens.cached(match[1]);
+    const token = bearerToken(header);
+    if (token === undefined) throw invalidToken('The Authorization header must be "Bearer <token>".');
+    if (token.length > MAX_TOKEN_LENGTH) throw invalidToken('The access token is too long.');
+    const known = this.tokens.cached(token);
     if (known) {
       request.user = known;
     } else {
       await super.canActivate(context);
-      this.tokens.remember(match[1], request.user!);
+      this.tokens.remember(token, request.user!);
     }
     await this.tokens.assertClientExists(request.user!);
     return true;

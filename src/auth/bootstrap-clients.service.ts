@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { OpenedDatabaseInfo } from '../database/database.module.js';
 import { ApiClientsRepository } from './api-clients.repository.js';
 import { ApiClientsService, toNewClient } from './api-clients.service.js';
 import { ApiClientDraftDto } from './api-client.dto.js';
 import { validateBody } from '../common/validation/validation.pipe.js';
 import { SCOPE_NAMES } from './scopes.js';
+import { authConfig, type AuthConfig } from './auth.config.js';
 
 export const DEMO_PROJECT_KEY = 'demo';
 
@@ -18,14 +19,15 @@ export class BootstrapClientsService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Auth');
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(authConfig.KEY) private readonly config: AuthConfig,
+    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
     private readonly info: OpenedDatabaseInfo,
     private readonly clients: ApiClientsService,
     private readonly repository: ApiClientsRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const bootstrap = this.config.auth.bootstrap;
+    const bootstrap = this.config.bootstrap;
     if (bootstrap) {
       if (await this.repository.findById(bootstrap.clientId)) return;
       const draft = toNewClient(validateBody(ApiClientDraftDto, { name: 'bootstrap', scope: bootstrap.scopes }), bootstrap.projectKey);
@@ -33,7 +35,7 @@ export class BootstrapClientsService implements OnApplicationBootstrap {
       this.logger.log(`bootstrap API client ${bootstrap.clientId} created for project ${bootstrap.projectKey}`);
       return;
     }
-    if (!this.info.embedded || !this.config.auth.demoClient || (await this.repository.count()) > 0) return;
+    if (!this.info.embedded || !this.config.demoClient || (await this.repository.count()) > 0) return;
     const scope = SCOPE_NAMES.map((name) => `${name}:${DEMO_PROJECT_KEY}`).join(' ');
     const client = await this.clients.create(DEMO_PROJECT_KEY, { name: 'demo', scope });
     process.stdout.write(
@@ -45,7 +47,7 @@ export class BootstrapClientsService implements OnApplicationBootstrap {
         `    client_secret: ${client.secret}`,
         `    scope:         ${scope}`,
         '  Get a token:',
-        `    curl -s -u '${client.id}:${client.secret}' -d grant_type=client_credentials http://localhost:${this.config.http.port}/oauth/token`,
+        `    curl -s -u '${client.id}:${client.secret}' -d grant_type=client_credentials http://localhost:${this.http.port}/oauth/token`,
         '',
       ].join('\n') + '\n',
     );

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import jwt from 'jsonwebtoken';
 import { passportJwtSecret } from 'jwks-rsa';
 import type { KeyObject } from 'node:crypto';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
-import type { Principal } from '../common/principal.js';
+import { authConfig, type AuthConfig } from './auth.config.js';
+import type { Principal, RequestWithPrincipal } from '../common/principal.js';
 import { customerOf, splitScopes } from './scopes.js';
 import { SigningKeysService } from './signing-keys.service.js';
 
@@ -18,6 +18,9 @@ export interface VerifiedToken extends Principal {
   /** Whether this server issued the token (as opposed to the external issuer). */
   local: boolean;
 }
+
+/** A request once `AuthenticationGuard` verified its token (Passport's `user`). */
+export type RequestWithToken = RequestWithPrincipal & { user?: VerifiedToken };
 
 type KeyCallback = (error: Error | null, key?: string | Buffer | KeyObject) => void;
 type SecretProvider = (request: unknown, rawJwtToken: string, done: KeyCallback) => void;
@@ -38,10 +41,10 @@ export class JwtVerifier {
   private readonly externalSecret?: SecretProvider;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(authConfig.KEY) private readonly config: AuthConfig,
     private readonly keys: SigningKeysService,
   ) {
-    const external = config.auth.external;
+    const external = config.external;
     if (external) {
       this.externalSecret = passportJwtSecret({
         jwksUri: external.jwksUrl,
@@ -58,7 +61,7 @@ export class JwtVerifier {
   readonly keyProvider: SecretProvider = (request, rawJwtToken, done) => {
     const decoded = jwt.decode(rawJwtToken, { complete: true });
     if (!decoded || typeof decoded.payload !== 'object') return done(new Error('malformed token'));
-    if (this.externalSecret && decoded.payload.iss === this.config.auth.external?.issuer) {
+    if (this.externalSecret && decoded.payload.iss === this.config.external?.issuer) {
       return this.externalSecret(request, rawJwtToken, done);
     }
     const { alg, kid } = decoded.header;
@@ -71,9 +74,9 @@ export class JwtVerifier {
 
   /** The Passport strategy's `validate`: the claims of a token whose signature checked out. */
   toVerified(payload: jwt.JwtPayload): VerifiedToken {
-    const external = this.config.auth.external;
-    const local = payload.iss === this.config.auth.issuer;
-    const audience = local ? this.config.auth.issuer : external && payload.iss === external.issuer ? external.audience : undefined;
+    const external = this.config.external;
+    const local = payload.iss === this.config.issuer;
+    const audience = local ? this.config.issuer : external && payload.iss === external.issuer ? external.audience : undefined;
     const audiences = [payload.aud].flat();
     if (audience === undefined || !audiences.includes(audience)) throw new Error('unexpected issuer or audience');
     if (payload.exp === undefined) throw new Error('no expiry');

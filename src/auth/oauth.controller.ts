@@ -52,7 +52,10 @@ export class OAuthController {
   @ApiOperation({ summary: 'Issues an access token (client credentials)' })
   @ApiBasicAuth('basic')
   @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
-  @ApiBody({ type: TokenRequestDto })
+  @ApiBody({
+    type: TokenRequestDto,
+    examples: { clientCredentials: { summary: 'Client credentials in the body (or use HTTP Basic)', value: { grant_type: 'client_credentials', client_id: 'my-client', client_secret: 'its-secret' } } },
+  })
   @ApiResponse({ status: 200, description: 'The access token (`Cache-Control: no-store`).', type: TokenResponseDto })
   @ApiResponse({ status: 400, description: 'invalid_request, unsupported_grant_type or invalid_scope (envelope with error, error_description).', type: ErrorResponseDto })
   @ApiResponse({ status: 401, description: 'invalid_client.', type: ErrorResponseDto })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
+import { oauthError } from './auth.errors.js';
 import { ApiClientsService } from './api-clients.service.js';
 import type { StoredApiClient } from './api-clients.repository.js';
 import { CUSTOMER_SCOPE, splitScopes } from './scopes.js';
@@ -16,16 +16,6 @@ export interface Introspection {
   iat?: number;
   iss?: string;
   token_type?: string;
-}
-
-type OAuthCode = ErrorCode.InvalidClient | ErrorCode.InvalidRequest | ErrorCode.InvalidScope | ErrorCode.UnsupportedGrantType;
-
-/** An RFC 6749 §5.2 error, in the contract's envelope plus `error` and `error_description`. */
-function oauthError(code: OAuthCode, description: string, basic = false): DomainError {
-  return Object.assign(DomainError.of(code, description), {
-    extra: { error: code, error_description: description },
-    ...(basic ? { headers: { 'WWW-Authenticate': 'Basic realm="resource-api"' } } : {}),
-  });
 }
 
 interface Credentials {

@@ -1,14 +1,12 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
-import { DomainError } from '../common/domain-error.js';
-import { ErrorCode } from '../common/error-code.js';
+import { authConfig, type AuthConfig } from './auth.config.js';
 import { assertProjectKey } from '../common/project-key.js';
-import type { RequestWithToken } from './authentication.guard.js';
+import { insufficientScope, rateLimited } from './auth.errors.js';
+import type { RequestWithToken } from './jwt-verifier.js';
 import { RateLimiter } from './rate-limiter.js';
 import { routeAccess } from './route-access.js';
 import { describeRule, grant } from './scopes.js';
-import { quotable } from './token.service.js';
 
 /**
  * The second global guard, after `AuthenticationGuard`: the path's project key format (400) → the
@@ -21,9 +19,9 @@ export class ScopeGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(authConfig.KEY) config: AuthConfig,
   ) {
-    this.limiter = new RateLimiter(config.auth.rateLimitPerMinute);
+    this.limiter = new RateLimiter(config.rateLimitPerMinute);
   }
 
   canActivate(context: ExecutionContext): boolean {
@@ -33,21 +31,10 @@ export class ScopeGuard implements CanActivate {
     const token = request.user!;
     const projectKey = assertProjectKey(String((request.params as Record<string, string>).projectKey ?? ''));
     const wait = this.limiter.take(token.clientId);
-    if (wait !== undefined) {
-      throw Object.assign(DomainError.of(ErrorCode.TooManyRequests, `Rate limit exceeded; retry in ${wait} s.`), {
-        headers: { 'Retry-After': String(wait) },
-      });
-    }
+    if (wait !== undefined) throw rateLimited(wait);
     const granted = grant(rule, token.scopeSet, projectKey);
     if (!granted) throw insufficientScope(`This request requires the scope ${describeRule(rule, projectKey)}.`, describeRule(rule, projectKey));
     request.principal = { clientId: token.clientId, customerId: token.customerId, customerOnly: granted.customerOnly };
     return true;
   }
-}
-
-export function insufficientScope(description: string, scope?: string): DomainError {
-  return Object.assign(DomainError.of(ErrorCode.InsufficientScope, description), {
-    headers: { 'WWW-Authenticate': `Bearer realm="resource-api", error="insufficient_scope"${scope ? `, scope="${quotable(scope)}"` : ''}` },
-    extra: { error: 'insufficient_scope', error_description: description },
-  });
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, JsonWebKey, KeyObject } from 'node:crypto';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { authConfig, type AuthConfig } from './auth.config.js';
 import { Database } from '../database/database.js';
 
 export interface SigningKey {
@@ -21,13 +21,13 @@ export class SigningKeysService implements OnModuleInit {
   private readonly byKid = new Map<string, SigningKey>();
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(authConfig.KEY) private readonly config: AuthConfig,
     private readonly db: Database,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    if (this.config.auth.privateKeyPem) {
-      this.current = await toSigningKey(createPrivateKey(this.config.auth.privateKeyPem));
+    if (this.config.privateKeyPem) {
+      this.current = await toSigningKey(createPrivateKey(this.config.privateKeyPem));
       this.byKid.set(this.current.kid, this.current);
       return;
     }
@@ -55,7 +55,7 @@ export class SigningKeysService implements OnModuleInit {
   /** The key for a token's `kid`; reloads once from the database for a key another replica added. */
   async find(kid: string): Promise<SigningKey | undefined> {
     const known = this.byKid.get(kid);
-    if (known || this.config.auth.privateKeyPem) return known;
+    if (known || this.config.privateKeyPem) return known;
     const row = await this.db.one<{ private_key: string }>('SELECT private_key FROM signing_key WHERE kid = $1', [kid]);
     if (!row) return undefined;
     const key = await toSigningKey(createPrivateKey(row.private_key));

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
-import { DomainError } from '../common/domain-error.js';
-import { ErrorCode } from '../common/error-code.js';
+import { authConfig, type AuthConfig } from './auth.config.js';
+import { invalidToken } from './auth.errors.js';
 import { ApiClientsRepository, StoredApiClient } from './api-clients.repository.js';
 import { JwtVerifier, VerifiedToken } from './jwt-verifier.js';
 import { SigningKeysService } from './signing-keys.service.js';
@@ -29,7 +28,7 @@ export class TokenService {
   private readonly clientSeen = new Map<string, number>();
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(authConfig.KEY) private readonly config: AuthConfig,
     private readonly keys: SigningKeysService,
     private readonly clients: ApiClientsRepository,
     private readonly verifier: JwtVerifier,
@@ -37,13 +36,13 @@ export class TokenService {
 
   issue(client: StoredApiClient, scopes: string[]): IssuedToken {
     const key = this.keys.signingKey;
-    const ttl = this.config.auth.tokenTtlSeconds;
+    const ttl = this.config.tokenTtlSeconds;
     const scope = client.customerId ? [...scopes, `customer_id_test:${client.customerId}`] : scopes;
     const token = jwt.sign({ scope: scope.join(' '), client_id: client.id, project_key: client.projectKey }, key.privateKey, {
       algorithm: 'RS256',
       keyid: key.kid,
-      issuer: this.config.auth.issuer,
-      audience: this.config.auth.issuer,
+      issuer: this.config.issuer,
+      audience: this.config.issuer,
       subject: client.id,
       expiresIn: ttl,
       jwtid: randomUUID(),
@@ -71,7 +70,7 @@ export class TokenService {
     if (!token.local) return;
     const now = Date.now() / 1000;
     const seen = this.clientSeen.get(token.clientId);
-    if (seen !== undefined && now - seen < this.config.auth.clientCheckSeconds) return;
+    if (seen !== undefined && now - seen < this.config.clientCheckSeconds) return;
     if (!(await this.clients.exists(token.clientId))) {
       this.clientSeen.delete(token.clientId);
       throw invalidToken('The API client of this token no longer exists.');
@@ -89,16 +88,4 @@ export class TokenService {
       return undefined;
     }
   }
-}
-
-/** RFC 7235 quoted-string content: no double quotes or backslashes. */
-export function quotable(text: string): string {
-  return text.replace(/["\\]/g, "'");
-}
-
-export function invalidToken(description: string): DomainError {
-  return Object.assign(DomainError.of(ErrorCode.InvalidToken, description), {
-    headers: { 'WWW-Authenticate': `Bearer realm="resource-api", error="invalid_token", error_description="${quotable(description)}"` },
-    extra: { error: 'invalid_token', error_description: description },
-  });
 }

@@ -4,18 +4,15 @@ import { DomainError, ErrorDetail } from './domain-error.js';
 import { ErrorCode, ERROR_STATUS } from './error-code.js';
 import { isDatabaseUnavailable, isDataException, isStatementTimeout } from './database-errors.js';
 
-const STATUS_CODE: Partial<Record<number, ErrorCode>> = {
-  400: ErrorCode.InvalidInput,
-  401: ErrorCode.InvalidToken,
-  403: ErrorCode.InsufficientScope,
-  404: ErrorCode.ResourceNotFound,
-  406: ErrorCode.NotAcceptable,
-  409: ErrorCode.ConcurrentModification,
-  413: ErrorCode.PayloadTooLarge,
-  415: ErrorCode.UnsupportedMediaType,
-  429: ErrorCode.TooManyRequests,
-  503: ErrorCode.ServiceUnavailable,
-};
+/**
+ * The code of an HttpException Nest raises itself (a guard's refusal, a route no controller declares):
+ * the first code ERROR_STATUS gives its status, so this is the table read backwards, not a second one.
+ * `General` is left out: a 500 never echoes an exception's message.
+ */
+const CODE_OF_STATUS = new Map<number, ErrorCode>();
+for (const [code, status] of Object.entries(ERROR_STATUS) as [ErrorCode, number][]) {
+  if (code !== ErrorCode.General && !CODE_OF_STATUS.has(status)) CODE_OF_STATUS.set(status, code);
+}
 
 /** While the database is down every request fails the same way: one warning per interval, with a count. */
 const UNAVAILABLE_LOG_INTERVAL_MS = 10_000;
@@ -46,12 +43,9 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       if (status === 404) {
         return DomainError.notFound(`No route matches ${request.method} ${pathOf(request.url)}.`);
       }
-      const code = STATUS_CODE[status];
-      if (code && ERROR_STATUS[code] === status) return DomainError.of(code, exception.message);
-      if (status < 500) {
-        const error = DomainError.of(ErrorCode.InvalidInput, exception.message);
-        return Object.assign(error, { status });
-      }
+      const code = CODE_OF_STATUS.get(status);
+      if (code) return DomainError.of(code, exception.message);
+      // A status no code has falls through: an unknown error, logged, answered 500.
     }
     const fastifyCode = (exception as { code?: string })?.code;
     if (fastifyCode === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -63,6 +57,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (isDataException(exception)) {
       return DomainError.of(ErrorCode.InvalidInput, 'A value in the request cannot be stored or compared (for example a NUL character).');
     }
+    // The one mapping of a statement cancelled by DATABASE_STATEMENT_TIMEOUT_MS, for every endpoint.
     if (isStatementTimeout(exception)) {
       this.logger.warn(`${request.method} ${pathOf(request.url)}: cancelled by the statement timeout`);
       return DomainError.of(ErrorCode.QueryTimedOut, 'The request took longer than the database allows; narrow it (fewer or simpler predicates, filters or facets).');

@@ -1,7 +1,6 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { HttpConfig } from '../config/app-config.js';
 import { DomainError } from './domain-error.js';
 import { ErrorCode } from './error-code.js';
 
@@ -9,6 +8,14 @@ import { ErrorCode } from './error-code.js';
  * The HTTP server's own limits against slow and oversized requests (README "Limits"): options of the
  * Node server Fastify creates, and the answers to what the server refuses before any route runs.
  */
+
+/** The limits the server is given (HTTP_* in the configuration's http section). */
+export interface HttpLimits {
+  maxUrlBytes: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
 
 /** Room for the request line's method and version and for the headers, beyond the longest URL. */
 export const HEADER_ROOM_BYTES = 16 * 1024;
@@ -22,7 +29,7 @@ const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
  * (431 past it). Timeouts count until the request is received, not while it is answered, so a slow
  * namespace-action backend is unaffected.
  */
-export function httpServerOptions(http: HttpConfig) {
+export function httpServerOptions(http: HttpLimits) {
   return {
     requestTimeout: http.requestTimeoutMs,
     keepAliveTimeout: http.keepAliveTimeoutMs,

@@ -11,7 +11,7 @@ export interface Principal {
 
 export type RequestWithPrincipal = FastifyRequest & { principal?: Principal };
 
-/** The caller as the access guard authenticated it (only on routes that require a scope). */
+/** The caller as the auth module's guards recorded it (only on routes that require a scope). */
 export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
   const principal = context.switchToHttp().getRequest<RequestWithPrincipal>().principal;
   if (!principal) throw new Error('CurrentPrincipal used on a route without a scope rule');

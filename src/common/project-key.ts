@@ -16,6 +16,6 @@ export function assertProjectKey(value: string): string {
 
 /**
  * The `projectKey` path parameter. Its format (2–36 characters of `[a-z0-9-]`, CONTRACT.md §0) is
- * checked once, by the access guard, after authentication and before the scope (CONTRACT.md §10).
+ * checked once, by the auth module's `ScopeGuard`, after authentication and before the scope (CONTRACT.md §10).
  */
 export const ProjectKey = (): ParameterDecorator => Param('projectKey');

@@ -4,8 +4,9 @@ import type { FastifyReply } from 'fastify';
 import { RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { ProjectKey } from '../common/project-key.js';
-import { ArrayTestTypeDto } from '../resource/resource.dto.js';
-import { ComplexPathQueryDto, FORM_ECHO_SCHEMA, MAX_KEY_LENGTH, OutOfOrderPropertiesTestTypeDto } from './complex-path.dto.js';
+import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
+import { ArrayTestTypeDto } from '../common/array-test-type.dto.js';
+import { ComplexPathQueryDto, FORM_ECHO_SCHEMA, MAX_KEY_LENGTH, OUT_OF_ORDER_PROPERTIES_EXAMPLE, OutOfOrderPropertiesTestTypeDto } from './complex-path.dto.js';
 import { ComplexPathService } from './complex-path.service.js';
 import { RequestBody } from '../common/request-body.js';
 
@@ -18,7 +19,7 @@ const ECHO =
   'the other arrays empty.';
 
 @ApiTags('complex-path')
-@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@ApiProjectKeyParam()
 @Controller(':projectKey/resource')
 export class ComplexPathController {
   constructor(private readonly complexPath: ComplexPathService) {}
@@ -35,7 +36,7 @@ export class ComplexPathController {
   @ApiParam({ name: 'uriParameterOne', description: `Given as the segment \`uri-parameter-one=<value>\`. ${PATH_PARAMETER}` })
   @ApiParam({ name: 'uriParameterTwo', description: `A plain path segment. ${PATH_PARAMETER}` })
   @ApiHeader({ name: 'Accept', required: false, description: 'application/json (default) or application/x-www-form-urlencoded (203).' })
-  @ApiBody({ type: OutOfOrderPropertiesTestTypeDto })
+  @ApiBody({ type: OutOfOrderPropertiesTestTypeDto, examples: { record: { summary: 'A valid OutOfOrderPropertiesTestType', value: OUT_OF_ORDER_PROPERTIES_EXAMPLE } } })
   @ApiResponse({ status: 201, description: `A new record. ${ECHO}`, type: ArrayTestTypeDto })
   @ApiResponse({ status: 200, description: `The record replaced one with the same id. ${ECHO}`, type: ArrayTestTypeDto })
   @ApiResponse({

@@ -78,6 +78,26 @@ export class OutOfOrderPropertiesTestTypeDto {
   @ApiProperty(TEXT) @Required() @BoundedString(MAX_FIELD_LENGTH) fifteenthProperty: string;
 }
 
+/** A valid OutOfOrderPropertiesTestType: the request example, and the tests' body. */
+export const OUT_OF_ORDER_PROPERTIES_EXAMPLE = {
+  id: 'record-1',
+  version: 'v1',
+  key: 'key-1',
+  createdAt: '2026-01-31T12:00:00.000Z',
+  lastModifiedAt: '2026-02-01T08:30:00+02:00',
+  createdBy: { firstName: 'Ada', lastName: 'Lovelace' },
+  lastModifiedBy: { firstName: 'Grace', lastName: 'Hopper' },
+  custom: 'custom value',
+  eigthProperty: 'p8',
+  ninthProperty: 'p9',
+  tenthProperty: 'p10',
+  eleventhPropery: 'p11',
+  twelthProperty: 'p12',
+  thirteenthProperty: 'p13',
+  fourteenthProperty: 'p14',
+  fifteenthProperty: 'p15',
+};
+
 export class ComplexPathQueryDto {
   @ApiPropertyOptional({ type: 'number', description: 'A number; echoed in arrayOfFloatExample.', example: 1.5 })
   @Optional()

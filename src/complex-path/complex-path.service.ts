@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { stringifyJson } from '../common/lossless-json.js';
-import { preferredMediaType } from '../namespace-actions/accept-header.js';
+import { preferredMediaType } from '../common/accept-header.js';
 import { buildEcho, checkPathParameters, toFormUrlEncoded } from './complex-path-echo.js';
 import { ComplexPathQueryDto, OutOfOrderPropertiesTestTypeDto } from './complex-path.dto.js';
 import { ComplexPathRepository } from './complex-path.repository.js';

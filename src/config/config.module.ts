@@ -1,10 +1,10 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from './app-config.js';
+import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
 
+/** Makes the configuration sections (one provider each, see `configSection`) injectable everywhere. */
 @Global()
 @Module({})
 export class ConfigModule {
-  static forRoot(config: AppConfig): DynamicModule {
-    return { module: ConfigModule, providers: [{ provide: APP_CONFIG, useValue: config }], exports: [APP_CONFIG] };
+  static forRoot(sections: Provider[]): DynamicModule {
+    return { module: ConfigModule, providers: sections, exports: sections };
   }
 }

@@ -1,6 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import type { DatabaseConfig } from '../config/app-config.js';
-import { ENTITIES } from './entities.js';
+import type { DatabaseConfig } from './database.config.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export interface ConnectionTarget {
@@ -11,12 +10,26 @@ export interface ConnectionTarget {
   database?: string;
 }
 
-/** The one builder of data-source options: used by the app, the migration command and the TypeORM CLI. */
+/**
+ * What TypeORM is for in this service, and all it is for:
+ * - running the migrations (`migrations/`, the schema's source of truth) and recording them;
+ * - opening the `pg` pool, which `Database` (database.ts) then uses directly: every query the running
+ *   service sends is hand-written SQL with bound parameters (in the repositories, the image store,
+ *   SigningKeysService, the metrics and the health check). None goes through a TypeORM repository,
+ *   the entity manager or the DataSource, which only the migration runner and its advisory lock
+ *   (open-data-source.ts) use.
+ * The `*.entity.ts` classes beside their modules (resource, api client, signing key) document the
+ * tables the API's objects live in: their columns, constraint names and the `@VersionColumn` of
+ * optimistic locking. They are not registered here (no query reads them); where an entity and a
+ * migration disagree, the migration is right.
+ *
+ * The one builder of data-source options: used by the app, the migration command and the TypeORM CLI.
+ */
 export function buildDataSourceOptions(config: DatabaseConfig, target: ConnectionTarget): DataSourceOptions {
   return {
     type: 'postgres',
     ...target,
-    entities: ENTITIES,
+    entities: [],
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     synchronize: false,

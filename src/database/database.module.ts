@@ -1,6 +1,5 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { databaseConfig, type DatabaseConfig } from './database.config.js';
 import { Database } from './database.js';
 import { OpenedDatabase, openDataSource } from './open-data-source.js';
 
@@ -16,14 +15,8 @@ export class OpenedDatabaseInfo {
   providers: [
     {
       provide: OPENED_DATABASE,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) =>
-        openDataSource(config.database, { migrate: config.database.migrationsRun }),
-    },
-    {
-      provide: DataSource,
-      inject: [OPENED_DATABASE],
-      useFactory: (opened: OpenedDatabase) => opened.dataSource,
+      inject: [databaseConfig.KEY],
+      useFactory: (config: DatabaseConfig) => openDataSource(config, { migrate: config.migrationsRun }),
     },
     {
       provide: OpenedDatabaseInfo,
@@ -36,7 +29,7 @@ export class OpenedDatabaseInfo {
       useFactory: (opened: OpenedDatabase) => new Database(opened.pool, !opened.embedded),
     },
   ],
-  exports: [DataSource, Database, OpenedDatabaseInfo],
+  exports: [Database, OpenedDatabaseInfo],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(OPENED_DATABASE) private readonly opened: OpenedDatabase) {}

@@ -7,7 +7,7 @@ export interface Statement {
 }
 
 /**
- * The SQL path of the hot endpoints: the pool TypeORM opened, used directly with bound parameters and
+ * The SQL path of every query: the pool TypeORM opened (see data-source-options.ts), used directly with bound parameters and
  * (on PostgreSQL) named prepared statements: one round-trip, no entity hydration. Embedded PGlite
  * multiplexes every connection onto one session, where named statements would collide, so there
  * statements stay unnamed.

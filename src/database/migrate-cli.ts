@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from '../config/app-config.js';
+import { ConfigError, loadConfig } from '../app-config.js';
 import { DataDirectoryLockedError } from './embedded-postgres.js';
 import { openDataSource } from './open-data-source.js';
 

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import type { Pool } from 'pg';
-import type { DatabaseConfig } from '../config/app-config.js';
+import type { DatabaseConfig } from './database.config.js';
 import { buildDataSourceOptions, ConnectionTarget } from './data-source-options.js';
 import { EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
 

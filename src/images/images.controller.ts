@@ -6,11 +6,12 @@ import { Public, RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { CurrentPrincipal, Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
+import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { ParamPatterns, UUID_PATTERN } from '../common/route-params.js';
 import { ObjectTestTypeDto } from '../resource/resource.dto.js';
-import { IMAGES_MAX_BYTES } from '../config/app-config.js';
 import { CROSS_ORIGIN_RESOURCE } from '../observability/security-headers.js';
 import { IMAGE_TYPES } from './image-format.js';
+import { IMAGES_MAX_BYTES } from './images.config.js';
 import { ImageUpload, UploadedImage } from './image-upload.js';
 import { StringTestTypeDto, UploadImageQueryDto } from './images.dto.js';
 import { ImagesService } from './images.service.js';
@@ -31,7 +32,7 @@ const UPLOAD_DESCRIPTION = [
 
 /** POST /{projectKey}/resource/images and GET /{projectKey}/resource/images/{imageId} (spec §4.5). */
 @ApiTags('images')
-@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@ApiProjectKeyParam()
 @ApiExtraModels(ObjectTestTypeDto, StringTestTypeDto)
 @Controller(':projectKey/resource/images')
 export class ImagesController {

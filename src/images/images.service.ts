@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { DomainError } from '../common/domain-error.js';
 import type { Principal } from '../common/principal.js';
 import { hasSignature, readDimensions } from './image-format.js';
@@ -8,6 +8,7 @@ import { matchesEtag, prefersAsync } from './image-headers.js';
 import { storedFilename } from './image-filename.js';
 import { IMAGE_STORE, type ImageStore } from './image-store.js';
 import { ImageUpload, ReceivedImage, unsupportedType } from './image-upload.js';
+import { imagesConfig, type ImagesConfig } from './images.config.js';
 import type { UploadImageQueryDto } from './images.dto.js';
 import { ImagesRepository, NewImage } from './images.repository.js';
 import { UploadSlots } from './upload-slots.js';
@@ -38,13 +39,14 @@ export class ImagesService {
   constructor(
     private readonly images: ImagesRepository,
     @Inject(IMAGE_STORE) private readonly store: ImageStore,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(imagesConfig.KEY) private readonly config: ImagesConfig,
+    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
   ) {
-    this.slots = new UploadSlots(config.images.uploadConcurrency);
+    this.slots = new UploadSlots(config.uploadConcurrency);
   }
 
   async upload(projectKey: string, query: UploadImageQueryDto, upload: ImageUpload, prefer: string | undefined, by: Principal): Promise<UploadAnswer> {
-    const { maxBytes, readIdleTimeoutMs } = this.config.images;
+    const { maxBytes, readIdleTimeoutMs } = this.config;
     if (!upload.isMultipart && !upload.rawType) throw unsupportedType(upload.contentType);
     upload.checkDeclaredLength(maxBytes);
     const resourceId = await this.images.findResourceIdByKey(projectKey, query.sku);
@@ -79,7 +81,7 @@ export class ImagesService {
     const createdAt = new Date().toISOString();
     const image = {
       id,
-      url: `${(this.config.http.publicBaseUrl ?? '').replace(/\/+$/, '')}/${projectKey}/resource/images/${id}`,
+      url: `${(this.http.publicBaseUrl ?? '').replace(/\/+$/, '')}/${projectKey}/resource/images/${id}`,
       filename: storedFilename(query.filename ?? received.filename, type),
       contentType: type,
       width: dimensions.width,

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+
 import { isDatabaseUnavailable } from '../common/database-errors.js';
+import { imagesConfig, type ImagesConfig } from './images.config.js';
 import { ImagesRepository } from './images.repository.js';
 
 /** Jobs one round attaches at most before yielding to the next interval. */
@@ -24,7 +25,7 @@ export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly images: ImagesRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(imagesConfig.KEY) private readonly config: ImagesConfig,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -44,7 +45,7 @@ export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
         .then(() => this.databaseAnswered())
         .catch((error: unknown) => this.roundFailed(error))
         .finally(() => this.schedule());
-    }, this.config.images.workerIntervalMs);
+    }, this.config.workerIntervalMs);
     this.timer.unref();
   }
 

@@ -1,8 +1,8 @@
 import { DomainError, ErrorDetail } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { parseJson } from '../common/lossless-json.js';
-import { toObjectPattern } from '../resource/object-pattern.js';
-import { accepts } from './accept-header.js';
+import { toObjectPattern } from '../common/object-pattern.js';
+import { accepts } from '../common/accept-header.js';
 
 /** Spec §4.6: `Path-Header` begins with a slash. */
 export const PATH_HEADER_PATTERN = /^\/.*$/;

@@ -6,7 +6,7 @@ import type { ActionRequest } from './namespace-actions.service.js';
 
 /**
  * What a namespace action may use of the request: the JSON body (or the error the body parser
- * recorded for it, raised here, after the access guard), the query string as sent, the headers.
+ * recorded for it, raised here, after the auth guards), the query string as sent, the headers.
  */
 export const CurrentActionRequest = createParamDecorator((_data: unknown, context: ExecutionContext): ActionRequest => {
   const request = context.switchToHttp().getRequest<FastifyRequest & RequestWithBody>();

@@ -26,7 +26,8 @@ import { jsonText } from './json-value.js';
  *                  headers: { X-Api-Key: secret }, forwardHeaders: [Accept-Language] }
  */
 
-export const MAX_ACTIONS = 1_000;
+/** Entries of one ACTIONS_FILE. */
+const MAX_DECLARATIONS = 1_000;
 export const MAX_TIMEOUT_MS = 600_000;
 const STORE_KEY = /^[A-Za-z0-9._:-]{1,256}$/;
 const HANDLER_TYPES = ['static', 'store', 'forward'] as const;
@@ -105,8 +106,8 @@ export function validateActions(document: unknown): ActionDeclaration[] {
     problems.push('actions: must be an array');
     throw new ActionsFileError(problems);
   }
-  if (entries.length > MAX_ACTIONS) {
-    problems.push(`actions: at most ${MAX_ACTIONS} declarations`);
+  if (entries.length > MAX_DECLARATIONS) {
+    problems.push(`actions: at most ${MAX_DECLARATIONS} declarations`);
     throw new ActionsFileError(problems);
   }
   const checked: Array<{ index: number; declaration: ActionDeclaration }> = [];

@@ -1,9 +1,10 @@
 import { applyDecorators, Controller, Get, Post, Put, Res } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { ProjectKey } from '../common/project-key.js';
+import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { ACTION_ENDPOINTS } from './action-declaration.js';
 import { CurrentActionRequest } from './action-request.decorator.js';
 import type { ActionAnswer } from './backend-client.js';
@@ -42,7 +43,7 @@ function send(res: FastifyReply, answer: ActionAnswer): string {
  */
 @ApiTags('namespace-actions')
 @ApiExtraModels(CartDto)
-@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@ApiProjectKeyParam()
 @Controller(':projectKey/resource')
 export class NamespaceActionsController {
   constructor(private readonly actions: NamespaceActionsService) {}

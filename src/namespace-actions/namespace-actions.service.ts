@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { ActionEndpoint, ForwardHandler } from './action-declaration.js';
 import { ActionTable } from './action-table.js';
+import { actionsConfig, type ActionsConfig } from './actions.config.js';
 import { checkActionHeaders } from './action-headers.js';
 import { validateActions } from './actions-file.js';
 import { ActionStoreRepository, StoredValue } from './action-store.repository.js';
@@ -35,12 +35,12 @@ export class NamespaceActionsService {
   private readonly forwardTimeoutMs: number;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(actionsConfig.KEY) config: ActionsConfig,
     private readonly store: ActionStoreRepository,
     private readonly backend: BackendClient,
   ) {
-    this.forwardTimeoutMs = config.actions.forwardTimeoutMs;
-    this.table = new ActionTable(validateActions(DEFAULT_ACTIONS), config.actions.declarations);
+    this.forwardTimeoutMs = config.forwardTimeoutMs;
+    this.table = new ActionTable(validateActions(DEFAULT_ACTIONS), config.declarations);
   }
 
   /** `namespace-action-with-headers`: its header rules first (406, then 400), then its action. */

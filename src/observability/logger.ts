@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import type { AppConfig } from '../config/app-config.js';
+import type { LogLevel } from './observability.config.js';
 import { pathOf } from '../common/error-envelope.filter.js';
 
 /** LOG_LEVEL (Nest's names) → pino's level. */
@@ -33,7 +33,7 @@ const REDACTED_PATHS = [
  * query) and remote address, never its headers; an error is its type, code, message and stack,
  * never the driver's other fields (TypeORM's carry the statement's parameters).
  */
-export function createLogger(level: AppConfig['logLevel'], destination: DestinationStream = stdout()): Logger {
+export function createLogger(level: LogLevel, destination: DestinationStream = stdout()): Logger {
   return pino(
     {
       level: PINO_LEVEL[level],

@@ -1,23 +1,22 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
-import { invalidToken } from '../auth/token.service.js';
-
-const BEARER = /^Bearer +(\S+) *$/i;
+import { invalidToken } from '../auth/auth.errors.js';
+import { bearerToken } from '../common/bearer-token.js';
+import { metricsConfig, type MetricsConfig } from './observability.config.js';
 
 /** `/metrics` answers only `Authorization: Bearer <METRICS_TOKEN>` (compared in constant time), else 401. */
 @Injectable()
 export class MetricsTokenGuard implements CanActivate {
   private readonly expected: Buffer;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.expected = digest(config.metrics.token ?? '');
+  constructor(@Inject(metricsConfig.KEY) config: MetricsConfig) {
+    this.expected = digest(config.token ?? '');
   }
 
   canActivate(context: ExecutionContext): boolean {
     const header = context.switchToHttp().getRequest<FastifyRequest>().headers.authorization ?? '';
-    const given = BEARER.exec(header)?.[1];
+    const given = bearerToken(header);
     // Digests have one length whatever was sent, so the comparison's time says nothing about the token.
     if (given === undefined || !timingSafeEqual(digest(given), this.expected)) {
       throw invalidToken('The metrics token is missing or wrong (Authorization: Bearer <METRICS_TOKEN>).');

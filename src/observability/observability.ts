@@ -1,7 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
-import type { AppConfig } from '../config/app-config.js';
+import type { HttpConfig } from '../config/http.config.js';
+import type { MetricsConfig } from './observability.config.js';
 import { echoRequestId, requestIdOf } from './request-id.js';
 import { logRequestCompleted, RequestLogController, routeOf } from './request-log.js';
 import { prepareSecurityHeaders } from './security-headers.js';
@@ -31,9 +32,9 @@ export function answerBeforeRouting(send: (reply: FastifyReply) => void) {
  * Per request: `X-Request-Id` on the answer (the first hook, so the errors of later hooks carry it
  * too), security headers, and with METRICS_TOKEN the request metrics once the answer is sent.
  */
-export function configureObservability(app: NestFastifyApplication, config: AppConfig): void {
+export function configureObservability(app: NestFastifyApplication, config: { http: HttpConfig; metrics: MetricsConfig }): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
-  const securityHeaders = prepareSecurityHeaders(fastify, config);
+  const securityHeaders = prepareSecurityHeaders(fastify, config.http);
   fastify.addHook('onRequest', (request, reply, done) => {
     echoRequestId(request, reply);
     reply.headers(securityHeaders(request));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { type HelmetOptions } from 'helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { AppConfig } from '../config/app-config.js';
+import type { HttpConfig } from '../config/http.config.js';
 
 /**
  * Security headers on every answer, as helmet writes them: `X-Content-Type-Options: nosniff`,
@@ -13,7 +13,7 @@ import type { AppConfig } from '../config/app-config.js';
  * service; over plain HTTP a browser ignores it anyway): one year, without `includeSubDomains`, which
  * would bind every host of the operator's domain.
  */
-function apiHeaderOptions({ http }: AppConfig): HelmetOptions {
+function apiHeaderOptions(http: HttpConfig): HelmetOptions {
   return {
     contentSecurityPolicy: { useDefaults: false, directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] } },
     xFrameOptions: { action: 'deny' },
@@ -47,15 +47,15 @@ const isDocs = (url: string) => url === '/docs' || url.startsWith('/docs/');
  * Prepares the security headers: the Swagger routes get the page's policy (`DocsPolicy`); answers
  * which headers a request's answer gets (`onRequest` sets them, so error answers get them too).
  */
-export function prepareSecurityHeaders(fastify: FastifyInstance, config: AppConfig): (request: FastifyRequest) => Record<string, string> {
-  const api = headersOf(apiHeaderOptions(config));
+export function prepareSecurityHeaders(fastify: FastifyInstance, http: HttpConfig): (request: FastifyRequest) => Record<string, string> {
+  const api = headersOf(apiHeaderOptions(http));
   const { 'content-security-policy': _csp, ...docs } = api;
   const variants: Record<Variant, Record<string, string>> = {
     api,
     docs,
     'cross-origin-resource': { ...api, 'cross-origin-resource-policy': 'cross-origin' },
   };
-  const docsPolicy = new DocsPolicy(config);
+  const docsPolicy = new DocsPolicy(http);
   fastify.addHook('onRoute', (route) => {
     if (!isDocs(route.url)) return;
     route.config = { ...route.config, securityHeaders: 'docs' } as RouteOptions['config'];
@@ -80,7 +80,7 @@ class DocsPolicy {
   private readonly connectSources: string;
   private readonly byPage = new Map<string, string>();
 
-  constructor({ http }: AppConfig) {
+  constructor(http: HttpConfig) {
     const sources = ["'self'"];
     if (http.publicBaseUrl) sources.push(new URL(http.publicBaseUrl).origin);
     if (http.apiDomain) sources.push(`https://*.${http.apiDomain}`);

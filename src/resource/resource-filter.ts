@@ -4,9 +4,9 @@ import { parseJson } from '../common/lossless-json.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { Optional, QueryBoolean, QueryInt64, QueryNumber, QueryString, Repeatable } from '../common/validation/decorators.js';
+import { ObjectPattern, toObjectPattern } from '../common/object-pattern.js';
 import { documentArrays } from '../query-language/catalogue.js';
 import { OBJECT_TYPE_PROPERTY } from '../query-language/resource.catalogue.js';
-import { ObjectPattern, toObjectPattern } from './object-pattern.js';
 
 /** A SQL condition over `resource r` with its bound values (placeholders numbered from `offset`). */
 export interface SqlCondition {

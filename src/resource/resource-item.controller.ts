@@ -6,8 +6,9 @@ import { ApiErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { CurrentPrincipal, Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
+import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { ParamPatterns, UUID_PATTERN } from '../common/route-params.js';
-import { ACTION_CLASSES, ObjectTestTypeDto, UpdateRequestDto } from './resource.dto.js';
+import { ACTION_CLASSES, ObjectTestTypeDto, UPDATE_REQUEST_EXAMPLE, UpdateRequestDto } from './resource.dto.js';
 import { DeleteResourceQueryDto, GetResourceQueryDto } from './resource-item.dto.js';
 import { ResourceService } from './resource.service.js';
 
@@ -18,7 +19,7 @@ import { ResourceService } from './resource.service.js';
  */
 @ApiTags('resource')
 @ApiExtraModels(...Object.values(ACTION_CLASSES))
-@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@ApiProjectKeyParam()
 @ApiParam({ name: 'id', format: 'uuid', description: 'A UUID; any other segment matches no route (404).' })
 @ParamPatterns({ id: UUID_PATTERN })
 @Controller(':projectKey/resource')
@@ -40,7 +41,7 @@ export class ResourceItemController {
   @RequireScope(['manage_test'])
   @JsonText()
   @ApiOperation({ summary: 'Updates a resource with update actions', description: 'Actions: doSomeThing, changeSomeProperty, importFooForSecondPropertyToUpdate, setKey, setObjectTypeProperty, publish, unpublish. All or nothing; +1 version when at least one action.' })
-  @ApiBody({ type: UpdateRequestDto })
+  @ApiBody({ type: UpdateRequestDto, examples: { specActions: { summary: 'Both actions of the spec', value: UPDATE_REQUEST_EXAMPLE } } })
   @ApiResponse({ status: 200, type: ObjectTestTypeDto })
   @ApiErrors(400, 404, 409, 413, 415)
   updateResource(@ProjectKey() projectKey: string, @Param('id') id: string, @RequestBody() request: UpdateRequestDto, @CurrentPrincipal() by: Principal): Promise<string> {

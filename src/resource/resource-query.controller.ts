@@ -1,9 +1,10 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors, ErrorResponseDto } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { ProjectKey } from '../common/project-key.js';
+import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { ApiQueryVariables, QueryVariables, ResourcePagedQueryResponseDto, ResourceQueryDto } from './query/query.dto.js';
 import type { Variables } from '../query-language/where-sql.js';
 import { ResourceQueryService } from './resource-query.service.js';
@@ -15,7 +16,7 @@ const BAD_WHERE = 'Malformed parameter: where: expected a field (id, key, versio
  * the `{id}` routes of ResourceItemController.
  */
 @ApiTags('resource')
-@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@ApiProjectKeyParam()
 @Controller(':projectKey/resource')
 export class ResourceQueryController {
   constructor(private readonly queries: ResourceQueryService) {}

@@ -1,5 +1,5 @@
 import { applyDecorators, Controller, Get, Head, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags, type ExamplesObject } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { RequireScope } from '../auth/access.decorator.js';
 import { RequestBody } from '../common/request-body.js';
@@ -7,18 +7,20 @@ import { ApiErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { CurrentPrincipal, Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
-import { ArrayTestTypeDto, KeyedObjectTestTypeDraftDto, ObjectTestTypeDraftDto, ObjectTestTypeDto } from './resource.dto.js';
+import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
+import { ArrayTestTypeDto } from '../common/array-test-type.dto.js';
+import { DRAFT_EXAMPLE, KeyedObjectTestTypeDraftDto, ObjectTestTypeDraftDto, ObjectTestTypeDto } from './resource.dto.js';
 import { MERGE_LIMIT, WrittenResource } from './resource.repository.js';
 import { GetResourcesQueryDto, HeadResourcesQueryDto } from './resource-filter.js';
 import { ResourceService } from './resource.service.js';
 
-/** POST, PUT and PATCH /resource: a draft in, 201 with the resource and its Location out. */
-function DraftWrite(summary: string, body: typeof ObjectTestTypeDraftDto | typeof KeyedObjectTestTypeDraftDto, ...extraErrors: number[]): MethodDecorator {
+/** POST, PUT and PATCH /resource: a draft in (with its request examples), 201 with the resource and its Location out. */
+function DraftWrite(summary: string, body: typeof ObjectTestTypeDraftDto | typeof KeyedObjectTestTypeDraftDto, examples: ExamplesObject, ...extraErrors: number[]): MethodDecorator {
   return applyDecorators(
     HttpCode(201),
     JsonText(),
     ApiOperation({ summary }),
-    ApiBody({ type: body }),
+    ApiBody({ type: body, examples }),
     ApiResponse({ status: 201, type: ObjectTestTypeDto, headers: { Location: { schema: { type: 'string' } } } }),
     ApiErrors(400, ...extraErrors, 409, 413, 415),
   );
@@ -31,7 +33,7 @@ function setLocation(res: FastifyReply, projectKey: string, written: WrittenReso
 
 /** Collection routes and the by-key read. Registered before `ResourceItemController` (see AppModule). */
 @ApiTags('resource')
-@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@ApiProjectKeyParam()
 @Controller(':projectKey/resource')
 export class ResourceController {
   constructor(private readonly resources: ResourceService) {}
@@ -61,21 +63,28 @@ export class ResourceController {
 
   @Post()
   @RequireScope(['manage_test'], { customerBound: 'manage_my_profile_test' })
-  @DraftWrite('Creates a resource, or updates the one with the draft\'s key', ObjectTestTypeDraftDto, 404)
+  @DraftWrite('Creates a resource, or updates the one with the draft\'s key', ObjectTestTypeDraftDto, {
+    draft: { summary: 'A valid ObjectTestTypeDraft (key optional; publish defaults to true)', value: DRAFT_EXAMPLE },
+    minimal: { summary: 'Without optional members', value: { objectTypeProperty: DRAFT_EXAMPLE.objectTypeProperty } },
+  }, 404)
   async createResource(@ProjectKey() projectKey: string, @RequestBody() draft: ObjectTestTypeDraftDto, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     return setLocation(res, projectKey, await this.resources.createOrReplace(projectKey, draft, by));
   }
 
   @Put()
   @RequireScope(['manage_test'])
-  @DraftWrite('Creates or overwrites the resource with the draft\'s key (key required)', KeyedObjectTestTypeDraftDto)
+  @DraftWrite('Creates or overwrites the resource with the draft\'s key (key required)', KeyedObjectTestTypeDraftDto, {
+    draft: { summary: 'A valid ObjectTestTypeDraft with its key', value: DRAFT_EXAMPLE },
+  })
   async createOrOverwriteResource(@ProjectKey() projectKey: string, @RequestBody() draft: KeyedObjectTestTypeDraftDto, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     return setLocation(res, projectKey, await this.resources.createOrReplace(projectKey, draft, by));
   }
 
   @Patch()
   @RequireScope(['manage_test'])
-  @DraftWrite('Overwrites the existing resource with the draft\'s key (key required)', KeyedObjectTestTypeDraftDto, 404)
+  @DraftWrite('Overwrites the existing resource with the draft\'s key (key required)', KeyedObjectTestTypeDraftDto, {
+    draft: { summary: 'A valid ObjectTestTypeDraft with its key', value: { ...DRAFT_EXAMPLE, version: 1 } },
+  }, 404)
   async overwriteResource(@ProjectKey() projectKey: string, @RequestBody() draft: KeyedObjectTestTypeDraftDto, @CurrentPrincipal() by: Principal, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     return setLocation(res, projectKey, await this.resources.replaceExisting(projectKey, draft, by));
   }

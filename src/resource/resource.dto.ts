@@ -1,184 +1,31 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsObject, IsOptional, ValidateNested } from 'class-validator';
 import {
-  boundedString,
-  Elements,
-  ElementRule,
-  int64Element,
   IsBooleanValue,
-  IsInt32,
-  IsInt64,
   MatchesRule,
-  numberElement,
   Optional,
   Required,
   rule,
-  WholeNumberValue,
   BoundedString,
 } from '../common/validation/decorators.js';
 import { IndexedErrors } from '../common/validation/validation.pipe.js';
+import { ArrayTestTypeDto, MAX_STRING_LENGTH, Version } from '../common/array-test-type.dto.js';
 
 /*
  * The resource's request and response shapes. The class-validator decorators on the request classes
  * are the one statement of each input rule (CONTRACT.md §1, §2, §4, §10); the same classes write the
- * OpenAPI schemas.
+ * OpenAPI schemas. Its `objectTypeProperty` (the ArrayTestType, shared with the complex path) and the
+ * resource's containment pattern are in common/array-test-type.dto.ts.
  */
 
-/** Size limits of one ArrayTestType (documented in the README and the OpenAPI document). */
-export const MAX_ARRAY_LENGTH = 10_000;
-export const MAX_STRING_LENGTH = 10_000;
-export const MAX_ACTIONS = 500;
+/** Actions in one update request (POST /{projectKey}/resource/{id}). */
+export const MAX_UPDATE_ACTIONS = 500;
 export const KEY_PATTERN = /^[A-Za-z0-9_-]{2,256}$/;
-const MAX_VERSION = 2_147_483_647;
-
-const INT64 = { type: 'integer', format: 'int64' } as const;
-const NUMBER = { type: 'number' } as const;
-const STRING = { type: 'string', maxLength: MAX_STRING_LENGTH } as const;
-
-/** Required in a draft; optional in a containment pattern (`objectParameter`, `Test-Header`). */
-const Presence = (partial: boolean): PropertyDecorator => (partial ? Optional() : Required());
-
-interface ArrayFieldOptions {
-  /** Optional, and no uniqueness or exact-size rule: a containment pattern. */
-  partial: boolean;
-  element: ElementRule;
-  /** OpenAPI schema of an element. */
-  items: object;
-  description: string;
-  unique?: boolean;
-  /** `arrayOfTwonumbersExample`: exactly two elements (at most two in a pattern). */
-  pair?: boolean;
-}
-
-/** One array of an ArrayTestType: at most MAX_ARRAY_LENGTH elements, each satisfying `element`. */
-function ArrayField({ partial, element, items, description, unique = false, pair = false }: ArrayFieldOptions): PropertyDecorator {
-  const sizes = pair ? (partial ? { maxItems: 2 } : { minItems: 2, maxItems: 2 }) : { maxItems: MAX_ARRAY_LENGTH };
-  return applyDecorators(
-    Presence(partial),
-    IsArray(),
-    ArrayMaxSize(MAX_ARRAY_LENGTH, { message: `must have at most ${MAX_ARRAY_LENGTH} elements` }),
-    ...(pair ? [PairSize(partial)] : []),
-    Elements(element, { unique: unique && !partial }),
-    (partial ? ApiPropertyOptional : ApiProperty)({ type: 'array', items, description, ...sizes, ...(unique && !partial ? { uniqueItems: true } : {}) } as ApiPropertyOptions),
-  );
-}
-
-/** `arrayOfTwonumbersExample`: exactly two numbers (at most two in a pattern). */
-const PairSize = (partial: boolean): PropertyDecorator =>
-  rule('pairSize', (value) =>
-    !Array.isArray(value) || (partial ? value.length <= 2 : value.length === 2)
-      ? undefined
-      : partial
-        ? 'must have at most two numbers'
-        : 'must have exactly two numbers',
-  );
-
-const stringElement = boundedString(MAX_STRING_LENGTH);
-
-export class ObjectTypeItemDto {
-  @Required()
-  @IsInt64()
-  @ApiProperty({ ...INT64, description: 'Signed 64-bit integer; exact over the full range.', example: 9223372036854775807 })
-  integerExample: number;
-
-  @Required()
-  @IsInt32()
-  @ApiProperty({ type: 'integer', format: 'int32', example: 2147483647 })
-  integerExampleInt32: number;
-}
-
-export class ArrayTestTypeDto {
-  @ArrayField({ partial: false, element: int64Element, items: INT64, description: 'Signed 64-bit integers; repeated values allowed.' })
-  arrayOfIntExample: number[];
-
-  @ArrayField({ partial: false, element: int64Element, items: INT64, description: 'Signed 64-bit integers without duplicates.', unique: true })
-  arrayOfUniqueIntExample: number[];
-
-  @ArrayField({ partial: false, element: numberElement, items: NUMBER, description: 'Exactly two numbers.', pair: true })
-  arrayOfTwonumbersExample: number[];
-
-  @ArrayField({ partial: false, element: numberElement, items: NUMBER, description: 'Numbers.' })
-  arrayOfFloatExample: number[];
-
-  @ArrayField({ partial: false, element: numberElement, items: NUMBER, description: 'Numbers.' })
-  arrayOfNumberNoDefaultsExample: number[];
-
-  @ArrayField({ partial: false, element: stringElement, items: STRING, description: 'Strings.' })
-  arrayOfStringExample: string[];
-
-  @Required()
-  @IsArray()
-  @ArrayMaxSize(MAX_ARRAY_LENGTH, { message: `must have at most ${MAX_ARRAY_LENGTH} elements` })
-  @ValidateNested({ each: true })
-  @Type(() => ObjectTypeItemDto)
-  @ApiProperty({ type: () => [ObjectTypeItemDto], maxItems: MAX_ARRAY_LENGTH })
-  arrayOfObjectType: ObjectTypeItemDto[];
-}
-
-/** An element of `arrayOfObjectType` in a containment pattern: both members optional. */
-export class ObjectTypeItemPatternDto {
-  @Optional()
-  @IsInt64()
-  @ApiPropertyOptional(INT64)
-  integerExample?: number;
-
-  @Optional()
-  @IsInt32()
-  @ApiPropertyOptional({ type: 'integer', format: 'int32' })
-  integerExampleInt32?: number;
-}
-
-/** A partial ArrayTestType used as a containment pattern: every array optional, values as in a draft. */
-export class ArrayTestTypePatternDto {
-  @ArrayField({ partial: true, element: int64Element, items: INT64, description: 'Contains these integers.' })
-  arrayOfIntExample?: number[];
-
-  @ArrayField({ partial: true, element: int64Element, items: INT64, description: 'Contains these integers.' })
-  arrayOfUniqueIntExample?: number[];
-
-  @ArrayField({ partial: true, element: numberElement, items: NUMBER, description: 'Contains these numbers (at most two).', pair: true })
-  arrayOfTwonumbersExample?: number[];
-
-  @ArrayField({ partial: true, element: numberElement, items: NUMBER, description: 'Contains these numbers.' })
-  arrayOfFloatExample?: number[];
-
-  @ArrayField({ partial: true, element: numberElement, items: NUMBER, description: 'Contains these numbers.' })
-  arrayOfNumberNoDefaultsExample?: number[];
-
-  @ArrayField({ partial: true, element: stringElement, items: STRING, description: 'Contains these strings.' })
-  arrayOfStringExample?: string[];
-
-  @Optional()
-  @IsArray()
-  @ArrayMaxSize(MAX_ARRAY_LENGTH, { message: `must have at most ${MAX_ARRAY_LENGTH} elements` })
-  @ValidateNested({ each: true })
-  @Type(() => ObjectTypeItemPatternDto)
-  @ApiPropertyOptional({ type: () => [ObjectTypeItemPatternDto], maxItems: MAX_ARRAY_LENGTH })
-  arrayOfObjectType?: ObjectTypeItemPatternDto[];
-}
 
 /** A resource key: 2–256 characters of `[A-Za-z0-9_-]`. */
 const Key = (): PropertyDecorator => MatchesRule(KEY_PATTERN, 'must be 2 to 256 characters of A-Z, a-z, 0-9, _ and -');
 const KEY_DOC = { pattern: KEY_PATTERN.source, description: 'Unique within the project.' };
-/** A resource version: a whole number from 1 within int32 (`3.0` counts). */
-const Version = (): PropertyDecorator => WholeNumberValue(1, MAX_VERSION);
-
-/** A possibly partial ObjectTestType as a containment pattern (`objectParameter`, `unionParameter`, `Test-Header`). */
-export class ObjectTestTypePatternDto {
-  @Optional()
-  @Version()
-  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
-  version?: number;
-
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ArrayTestTypePatternDto)
-  @ApiPropertyOptional({ type: () => ArrayTestTypePatternDto })
-  objectTypeProperty?: ArrayTestTypePatternDto;
-}
 
 export class ModifierDto {
   @ApiProperty({ description: 'ID of the API client of the access token.' })
@@ -254,6 +101,20 @@ export class KeyedObjectTestTypeDraftDto extends DraftBase {
   @ApiProperty({ ...KEY_DOC, description: 'Names the resource to create or replace.' })
   key: string;
 }
+
+/** A valid ArrayTestType: the arrays of the request examples below, and of the tests' drafts. */
+export const ARRAY_TEST_TYPE_EXAMPLE = {
+  arrayOfIntExample: [1, 2, 2],
+  arrayOfUniqueIntExample: [1, 2, 3],
+  arrayOfTwonumbersExample: [1.5, 2.5],
+  arrayOfFloatExample: [0.5, 10],
+  arrayOfNumberNoDefaultsExample: [1500],
+  arrayOfStringExample: ['test', 'alpha'],
+  arrayOfObjectType: [{ integerExample: 1, integerExampleInt32: 2 }],
+};
+
+/** A valid ObjectTestTypeDraft (spec part 2): what "Try it out" sends to POST, PUT and PATCH /resource. */
+export const DRAFT_EXAMPLE = { key: 'example-1', objectTypeProperty: ARRAY_TEST_TYPE_EXAMPLE };
 
 /* ------------------------------------------------------------------ update actions */
 
@@ -355,7 +216,7 @@ export class UpdateRequestDto {
 
   @Required()
   @IsArray()
-  @ArrayMaxSize(MAX_ACTIONS, { message: `must have at most ${MAX_ACTIONS} actions` })
+  @ArrayMaxSize(MAX_UPDATE_ACTIONS, { message: `must have at most ${MAX_UPDATE_ACTIONS} actions` })
   @ValidateNested({ each: true })
   @Type(() => UpdateActionDto, {
     discriminator: { property: 'action', subTypes: Object.entries(ACTION_CLASSES).map(([name, value]) => ({ name, value })) },
@@ -363,9 +224,15 @@ export class UpdateRequestDto {
   })
   @ApiProperty({
     type: 'array',
-    maxItems: MAX_ACTIONS,
+    maxItems: MAX_UPDATE_ACTIONS,
     description: 'Applied in order, all or nothing.',
     items: { oneOf: Object.values(ACTION_CLASSES).map((cls) => ({ $ref: `#/components/schemas/${cls.name}` })) },
   })
   actions: UpdateAction[];
 }
+
+/** A valid body of POST /resource/{id} with both actions of the spec: the request example. */
+export const UPDATE_REQUEST_EXAMPLE = {
+  version: 1,
+  actions: [{ action: 'doSomeThing' }, { action: 'changeSomeProperty', someProperty: 'new value' }],
+};

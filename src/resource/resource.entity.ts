@@ -6,8 +6,9 @@ export interface Modifier {
 }
 
 /**
- * The stored resource. The schema itself is written by migrations; hot paths read and write it with
- * hand-written SQL in `ResourceRepository` (every versioned write is `UPDATE … WHERE version = $n`).
+ * The stored resource, as documentation of its table (see database/data-source-options.ts): the schema
+ * is written by migrations, and every read and write is SQL in the repositories (every versioned write
+ * is `UPDATE … WHERE version = $n`).
  */
 @Entity({ name: 'resource' })
 @Unique('resource_project_key_key_unique', ['projectKey', 'key'])

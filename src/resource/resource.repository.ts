@@ -128,7 +128,11 @@ function modifierJson(by: Modifier): string {
   return JSON.stringify({ clientId: by.clientId, customerId: by.customerId });
 }
 
-/** The only place that touches the `resource` table. */
+/**
+ * Creates, reads, overwrites, updates and deletes resources. The `resource` table is also written by
+ * ImagesRepository (an image's attach is a new version) and read by ResourceQueryRepository and
+ * SearchRepository, all through RESOURCE_JSON.
+ */
 @Injectable()
 export class ResourceRepository {
   constructor(private readonly db: Database) {}

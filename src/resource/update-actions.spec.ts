@@ -1,7 +1,7 @@
 import { DomainError } from '../common/domain-error.js';
 import { parseJson } from '../common/lossless-json.js';
 import { validateBody } from '../common/validation/validation.pipe.js';
-import { MAX_ACTIONS, UpdateRequestDto } from './resource.dto.js';
+import { MAX_UPDATE_ACTIONS, UpdateRequestDto } from './resource.dto.js';
 import { reduceActions } from './update-actions.js';
 
 /** UpdateRequestDto and reduceActions: request shape, reduction of the action list (last writer wins), action errors. */
@@ -100,11 +100,11 @@ describe('checkUpdateRequest', () => {
       expect(JSON.parse(changes.objectTypeProperty!).arrayOfStringExample).toEqual(['second']);
     });
 
-    it(`accepts ${MAX_ACTIONS} actions`, () => {
-      const actions = Array.from({ length: MAX_ACTIONS }, (_, i) => ({ action: 'changeSomeProperty', someProperty: `v${i}` }));
+    it(`accepts ${MAX_UPDATE_ACTIONS} actions`, () => {
+      const actions = Array.from({ length: MAX_UPDATE_ACTIONS }, (_, i) => ({ action: 'changeSomeProperty', someProperty: `v${i}` }));
       const request = checkUpdateRequest({ version: 1, actions });
-      expect(request.actionCount).toBe(MAX_ACTIONS);
-      expect(request.changes.someProperty).toBe(`v${MAX_ACTIONS - 1}`);
+      expect(request.actionCount).toBe(MAX_UPDATE_ACTIONS);
+      expect(request.changes.someProperty).toBe(`v${MAX_UPDATE_ACTIONS - 1}`);
     });
 
     it('version 2.0 counts as the whole number 2', () => {
@@ -121,7 +121,7 @@ describe('checkUpdateRequest', () => {
       ['version 1.5', { version: 1.5, actions: [] }, 'InvalidField', 'version'],
       ['version negative', { version: -1, actions: [] }, 'InvalidField', 'version'],
       ['actions not an array', { version: 1, actions: {} }, 'InvalidField', 'actions'],
-      ['too many actions', { version: 1, actions: Array.from({ length: MAX_ACTIONS + 1 }, () => ({ action: 'doSomeThing' })) }, 'InvalidField', 'actions'],
+      ['too many actions', { version: 1, actions: Array.from({ length: MAX_UPDATE_ACTIONS + 1 }, () => ({ action: 'doSomeThing' })) }, 'InvalidField', 'actions'],
       ['unknown member', { version: 1, actions: [], extra: true }, 'InvalidField', 'extra'],
     ])('%s → 400 %s on %s', (_name, body, code, field) => {
       const error = failure(body);

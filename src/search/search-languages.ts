@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { searchConfig, type SearchConfig } from './search.config.js';
 import { Database } from '../database/database.js';
 import { FALLBACK_CONFIG } from './text-search.js';
 
@@ -21,11 +21,11 @@ export class SearchLanguages implements OnModuleInit {
 
   constructor(
     private readonly database: Database,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(searchConfig.KEY) private readonly config: SearchConfig,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const wanted = new Set([...this.config.search.configs, FALLBACK_CONFIG]);
+    const wanted = new Set([...this.config.configs, FALLBACK_CONFIG]);
     const client = await this.database.pool.connect();
     try {
       await client.query('SELECT pg_advisory_lock($1)', [SEARCH_LANGUAGES_LOCK_ID]);

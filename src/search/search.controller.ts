@@ -1,9 +1,10 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiExtraModels, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { ProjectKey } from '../common/project-key.js';
+import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import type { RawQuery } from '../common/query-params.js';
 import { FilterFacetResultDto, RangeFacetResultDto, SearchQueryDto, SearchResponseDto, TermsFacetResultDto } from './search.dto.js';
 import { SearchService } from './search.service.js';
@@ -16,7 +17,7 @@ const LANGUAGES = Object.entries(LANGUAGE_CONFIGS).map(([code, config]) => `${co
  * `{id}` parameter of the item routes.
  */
 @ApiTags('search')
-@ApiParam({ name: 'projectKey', description: '2–36 characters of a-z, 0-9 and -.' })
+@ApiProjectKeyParam()
 @ApiExtraModels(TermsFacetResultDto, RangeFacetResultDto, FilterFacetResultDto)
 @Controller(':projectKey/resource')
 export class SearchController {

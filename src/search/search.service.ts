@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../config/app-config.js';
+import { searchConfig, type SearchConfig } from './search.config.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import type { RawQuery } from '../common/query-params.js';
@@ -65,9 +65,9 @@ export class SearchService {
 
   constructor(
     private readonly repository: SearchRepository,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(searchConfig.KEY) config: SearchConfig,
   ) {
-    this.indexed = new Set(config.search.configs);
+    this.indexed = new Set(config.configs);
   }
 
   async search(projectKey: string, query: SearchQueryDto, raw: RawQuery): Promise<string> {

@@ -5,7 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { Database } from '../../src/database/database.js';
 import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
-import { expectErrorEnvelope as expectError } from '../support/expect-error.js';
+import { errorCode, expectErrorEnvelope as expectError } from '../support/expect-error.js';
+import { basic } from '../support/auth.js';
+import { sleep } from '../support/timing.js';
 
 /*
  * /{projectKey}/api-clients, the bootstrap and demo clients, deletion and rate limits
@@ -15,17 +17,6 @@ import { expectErrorEnvelope as expectError } from '../support/expect-error.js';
 type Res = { status: number; headers: Record<string, string>; body: any };
 
 const ALL_SCOPES = ['manage_test', 'view_test', 'manage_my_profile_test', 'manage_products', 'manage_api_clients'];
-
-function basic(id: string, secret: string): string {
-  return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
-}
-
-function errorCode(res: Res): string | undefined {
-  return (res.body as { errors?: Array<{ code?: string }> } | undefined)?.errors?.[0]?.code;
-}
-
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

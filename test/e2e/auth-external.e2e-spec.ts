@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
+import { errorCode } from '../support/expect-error.js';
 
 /*
  * Tokens of an external issuer (CONTRACT.md §7: accepted when AUTH_JWKS_URL, AUTH_ISSUER and
@@ -16,10 +17,6 @@ const KID = 'external-key-1';
 type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 
 type Res = { status: number; headers: Record<string, string>; body: any };
-
-function errorCode(res: Res): string | undefined {
-  return (res.body as { errors?: Array<{ code?: string }> } | undefined)?.errors?.[0]?.code;
-}
 
 function expect401(res: Res): void {
   expect({ status: res.status, code: errorCode(res) }).toEqual({ status: 401, code: 'invalid_token' });

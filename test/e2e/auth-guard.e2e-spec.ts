@@ -15,10 +15,10 @@ import { ApiClientsService } from '../../src/auth/api-clients.service.js';
 import { SigningKeysService } from '../../src/auth/signing-keys.service.js';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp, createHttpAdapter } from '../../src/configure-app.js';
-import { loadConfig } from '../../src/config/app-config.js';
+import { loadConfig } from '../../src/app-config.js';
 import { createTestApp, onPostgres, TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
-import { expectErrorEnvelope } from '../support/expect-error.js';
+import { errorCode, expectErrorEnvelope } from '../support/expect-error.js';
 
 /*
  * The scope guard (CONTRACT.md §7 "Access", §10 order of checks, default deny, customer-bound tokens,
@@ -60,10 +60,6 @@ function send(t: TestApp, route: RouteCase, pk: string, headers: Record<string, 
   let req = t.http[route.method](route.path(pk));
   for (const [name, value] of Object.entries(headers)) req = req.set(name, value);
   return route.body ? req.send(route.body() as object) : req;
-}
-
-function errorCode(res: Res): string | undefined {
-  return (res.body as { errors?: Array<{ code?: string }> } | undefined)?.errors?.[0]?.code;
 }
 
 /** Status and errors[0].code (HEAD answers have no body: status and headers only). */

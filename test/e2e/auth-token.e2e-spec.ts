@@ -6,6 +6,7 @@ import { ApiClientsService } from '../../src/auth/api-clients.service.js';
 import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
+import { basic } from '../support/auth.js';
 
 /*
  * POST /oauth/token, POST /oauth/introspect and GET /.well-known/jwks.json (CONTRACT.md §7, §10
@@ -13,10 +14,6 @@ import { expectErrorEnvelope } from '../support/expect-error.js';
  */
 
 type Res = { status: number; headers: Record<string, string>; body: any; text?: string };
-
-function basic(id: string, secret: string): string {
-  return `Basic ${Buffer.from(`${id}:${secret}`, 'utf8').toString('base64')}`;
-}
 
 /** RFC 6749 §2.3.1 / appendix B: application/x-www-form-urlencoded (space → '+'). */
 function formEncode(value: string): string {

@@ -1,6 +1,7 @@
 import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
 import { ARRAY_FIELDS, INT64_MAX } from '../support/fixtures.js';
+import { OUT_OF_ORDER_PROPERTIES_EXAMPLE } from '../../src/complex-path/complex-path.dto.js';
 
 /*
  * POST /{projectKey}/resource/artificially-complex/path/uri-parameter-one={uriParameterOne}/{uriParameterTwo}
@@ -8,27 +9,9 @@ import { ARRAY_FIELDS, INT64_MAX } from '../support/fixtures.js';
  * records and their statuses, the echo and its form encoding. Also: CORS is off by default.
  */
 
-/** A valid OutOfOrderPropertiesTestType (field names spelled as the spec spells them). */
+/** A valid OutOfOrderPropertiesTestType: a copy of the OpenAPI document's example; override members per test. */
 function body(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    id: 'record-1',
-    version: 'v1',
-    key: 'key-1',
-    createdAt: '2026-01-31T12:00:00.000Z',
-    lastModifiedAt: '2026-02-01T08:30:00+02:00',
-    createdBy: { firstName: 'Ada', lastName: 'Lovelace' },
-    lastModifiedBy: { firstName: 'Grace', lastName: 'Hopper' },
-    custom: 'custom value',
-    eigthProperty: 'p8',
-    ninthProperty: 'p9',
-    tenthProperty: 'p10',
-    eleventhPropery: 'p11',
-    twelthProperty: 'p12',
-    thirteenthProperty: 'p13',
-    fourteenthProperty: 'p14',
-    fifteenthProperty: 'p15',
-    ...overrides,
-  };
+  return { ...structuredClone(OUT_OF_ORDER_PROPERTIES_EXAMPLE), ...overrides };
 }
 
 /** The body's strings in the spec's table order, as the echo lists them. */

@@ -28,8 +28,11 @@ describe('the Swagger page in a browser', () => {
   const blockedByPolicy: string[] = [];
 
   beforeAll(async () => {
-    // Fails loudly (no skip) when the browser is missing: .ci/run installs it with apt-get.
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install it with 'apt-get install -y chromium'.`);
+    // Fails loudly (no skip) when the browser is missing: npm test's pretest (scripts/test-prerequisites.sh,
+    // also run by .ci/run) installs it with apt-get when it may, or stops before Jest saying what to run.
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`Chromium not found at ${CHROMIUM}: run 'bash scripts/test-prerequisites.sh' (npm test does), or as root 'apt-get update && apt-get install -y chromium'.`);
+    }
     t = await createTestApp();
     baseUrl = await listenOnFreePort(t);
     client = await createApiClient(t, 'manage_test view_test');

@@ -12,6 +12,7 @@ import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support
 import { draft, type ResourceBody } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
 import { gif, jpeg, png } from '../support/image-bytes.js';
+import { sleep } from '../support/timing.js';
 
 /**
  * POST /{projectKey}/resource/images and GET /{projectKey}/resource/images/{imageId} (spec §4.5,
@@ -24,7 +25,6 @@ import { gif, jpeg, png } from '../support/image-bytes.js';
 const MAX_BYTES = 10_485_760;
 const IDLE_WORKER = { IMAGES_WORKER_INTERVAL_MS: '3600000', AUTH_DEMO_CLIENT: 'false' };
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Image {
   id: string;

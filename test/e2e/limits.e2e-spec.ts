@@ -8,6 +8,7 @@ import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support
 import { listenOnFreePort } from '../support/listening-app.js';
 import { Answer, expectErrorEnvelope } from '../support/expect-error.js';
 import { draft } from '../support/fixtures.js';
+import * as resources from '../support/resources.js';
 import { png } from '../support/image-bytes.js';
 
 /*
@@ -63,8 +64,8 @@ describe('limits', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const queryPath = (pk = t.projectKey) => `/${pk}/resource/sorted-query-parameters`;
-  const searchPath = (pk = t.projectKey) => `/${pk}/resource/searchApiPattern`;
+  const queryPath = () => resources.queryPath(t.projectKey);
+  const searchPath = () => resources.searchPath(t.projectKey);
   const repeat = (n: number, name: string, value: (i: number) => string): Params => Array.from({ length: n }, (_, i) => [name, value(i)]);
 
   async function get(path: string, params: Params): Promise<Response> {

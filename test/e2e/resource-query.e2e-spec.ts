@@ -2,6 +2,7 @@ import type { Response } from 'supertest';
 import { Database } from '../../src/database/database.js';
 import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
+import { createResource, queryPath as path } from '../support/resources.js';
 import { expectErrorEnvelope, expectNoInternals } from '../support/expect-error.js';
 
 /**
@@ -19,8 +20,6 @@ describe('GET /{projectKey}/resource/sorted-query-parameters', () => {
   const r: Record<string, ResourceBody> = {};
   /** Their GET-by-id texts, the exact representation results must have. */
   const texts: Record<string, string> = {};
-
-  const path = (pk: string) => `/${pk}/resource/sorted-query-parameters`;
 
   async function query(params: Params, pk = t.projectKey): Promise<Response> {
     const search = new URLSearchParams(params).toString();
@@ -40,12 +39,8 @@ describe('GET /{projectKey}/resource/sorted-query-parameters', () => {
   const sorted = (list: string[]) => [...list].sort();
   const byId = (list: string[]) => [...list].sort((a, b) => (r[a].id < r[b].id ? -1 : 1));
 
-  async function create(pk: string, body: unknown, raw?: string): Promise<ResourceBody> {
-    const req = t.http.post(`/${pk}/resource`).set(await t.auth('manage_test', { projectKey: pk }));
-    const res = raw ? await req.set('Content-Type', 'application/json').send(raw) : await req.send(body as object);
-    expect(res.status).toBe(201);
-    return res.body as ResourceBody;
-  }
+  /** `raw`, when given, is sent as written instead of `body` (64-bit integers stay exact). */
+  const create = (pk: string, body: object | undefined, raw?: string): Promise<ResourceBody> => createResource(t, pk, raw ?? body!);
 
   async function update(name: string, actions: unknown[]): Promise<void> {
     const res = await t.http.post(`/${t.projectKey}/resource/${r[name].id}`).set(await t.auth('manage_test')).send({ version: r[name].version, actions });

@@ -1,14 +1,14 @@
 import type { Response } from 'supertest';
 import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { ARRAY_FIELDS, arrays, draft, INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
+import { createResource, resourcePath as base } from '../support/resources.js';
+import { sleep } from '../support/timing.js';
 
 /**
  * Black-box tests of the reads: GET /{projectKey}/resource/{id}, GET …/key={key}, GET and HEAD
  * /{projectKey}/resource (spec §4.1–4.2, CONTRACT.md §3, §9, §10). Tests that count or merge use a
  * project of their own, so totals are exact.
  */
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Created = ResourceBody;
 
@@ -22,23 +22,9 @@ describe('resource reads', () => {
     await t.close();
   });
 
-  const base = (pk: string) => `/${pk}/resource`;
-
-  async function create(pk: string, body: unknown): Promise<Created> {
-    const res = await t.http.post(base(pk)).set(await t.auth('manage_test', { projectKey: pk })).send(body as object);
-    expect(res.status).toBe(201);
-    return res.body as Created;
-  }
-
-  async function createRaw(pk: string, text: string): Promise<Created> {
-    const res = await t.http
-      .post(base(pk))
-      .set(await t.auth('manage_test', { projectKey: pk }))
-      .set('Content-Type', 'application/json')
-      .send(text);
-    expect(res.status).toBe(201);
-    return res.body as Created;
-  }
+  const create = (pk: string, body: object): Promise<Created> => createResource(t, pk, body);
+  /** `text` is sent as written (64-bit integers stay exact). */
+  const createRaw = (pk: string, text: string): Promise<Created> => createResource(t, pk, text);
 
   async function query(pk: string, params: string | Record<string, unknown> = ''): Promise<Response> {
     const req = t.http.get(base(pk)).set(await t.auth('view_test', { projectKey: pk }));

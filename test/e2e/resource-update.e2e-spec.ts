@@ -1,21 +1,20 @@
 import type { Response } from 'supertest';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { arrays, draft, INT64_MAX, type ResourceBody } from '../support/fixtures.js';
+import { newKey, resourcePath } from '../support/resources.js';
+import { sleep } from '../support/timing.js';
 
 /**
  * Black-box tests of POST /{projectKey}/resource/{id} (update actions) and DELETE
  * /{projectKey}/resource/{id} (spec §4.2, §7, §9; CONTRACT.md §4, §9, §10).
  */
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MISSING_ID = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 
 type Resource = ResourceBody;
 
 describe('resource updates and deletes', () => {
   let t: TestApp;
-  let seq = 0;
-  const newKey = (prefix = 'u') => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -24,7 +23,7 @@ describe('resource updates and deletes', () => {
     await t.close();
   });
 
-  const path = (id = '') => `/${t.projectKey}/resource${id ? `/${id}` : ''}`;
+  const path = (id = '') => resourcePath(t.projectKey, id);
 
   async function create(extra: Record<string, unknown> = {}, arrayOverrides: Record<string, unknown> = {}): Promise<Resource> {
     const res = await t.http.post(path()).set(await t.auth('manage_test')).send(draft(extra, arrayOverrides));

@@ -1,6 +1,7 @@
 import type { Response } from 'supertest';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { arrays, draft, INT64_MAX, INT64_MIN, ARRAY_FIELDS } from '../support/fixtures.js';
+import { newKey, resourcePath } from '../support/resources.js';
 
 /**
  * Black-box tests of POST, PUT and PATCH /{projectKey}/resource (spec §4.1, CONTRACT.md §1, §2, §9, §10).
@@ -13,9 +14,6 @@ type Method = 'post' | 'put' | 'patch';
 
 describe('resource writes', () => {
   let t: TestApp;
-  let seq = 0;
-  /** A key unique within this file. */
-  const newKey = (prefix = 'k') => `${prefix}-${Date.now().toString(36)}-${++seq}`;
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -24,7 +22,7 @@ describe('resource writes', () => {
     await t.close();
   });
 
-  const path = () => `/${t.projectKey}/resource`;
+  const path = () => resourcePath(t.projectKey);
 
   async function send(method: Method, body: unknown): Promise<Response> {
     return t.http[method](path()).set(await t.auth('manage_test')).send(body as object);

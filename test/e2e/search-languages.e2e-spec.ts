@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Database } from '../../src/database/database.js';
-import { loadConfig } from '../../src/config/app-config.js';
+import { loadConfig } from '../../src/app-config.js';
 import { createTestApp, onPostgres, TestApp } from '../support/test-app.js';
 
 /**

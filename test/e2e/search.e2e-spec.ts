@@ -2,6 +2,7 @@ import type { Response } from 'supertest';
 import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft, INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
+import { createResource, searchPath } from '../support/resources.js';
 import { parseJson } from '../../src/common/lossless-json.js';
 
 /**
@@ -38,15 +39,10 @@ describe('GET /{projectKey}/resource/searchApiPattern', () => {
     await t.close();
   });
 
-  async function create(pk: string, body: object | string): Promise<ResourceBody> {
-    const req = t.http.post(`/${pk}/resource`).set(await t.auth('manage_test', { projectKey: pk }));
-    const res = typeof body === 'string' ? await req.set('Content-Type', 'application/json').send(body) : await req.send(body);
-    expect(res.status).toBe(201);
-    return res.body as ResourceBody;
-  }
+  const create = (pk: string, body: object | string): Promise<ResourceBody> => createResource(t, pk, body);
 
   async function search(pk: string, params: Params): Promise<Response> {
-    return t.http.get(`/${pk}/resource/searchApiPattern?${qs(params)}`).set(await t.auth('view_test', { projectKey: pk }));
+    return t.http.get(`${searchPath(pk)}?${qs(params)}`).set(await t.auth('view_test', { projectKey: pk }));
   }
 
   /** A successful search: the body, with 64-bit integers as bigint. */

@@ -54,3 +54,8 @@ export function expectNoInternals(res: Answer): void {
   const text = res.text ?? JSON.stringify(res.body);
   for (const pattern of INTERNALS) expect(text).not.toMatch(pattern);
 }
+
+/** `errors[0].code` of an answer, if any. */
+export function errorCode(res: Answer): string | undefined {
+  return (res.body as { errors?: Array<{ code?: string }> } | undefined)?.errors?.[0]?.code;
+}

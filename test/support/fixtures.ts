@@ -1,3 +1,5 @@
+import { ARRAY_TEST_TYPE_EXAMPLE } from '../../src/resource/resource.dto.js';
+
 /** The seven arrays of an ArrayTestType, in the spec's order (written out here, not taken from src/). */
 export const ARRAY_FIELDS = [
   'arrayOfIntExample',
@@ -24,18 +26,9 @@ export interface ResourceBody {
   [member: string]: unknown;
 }
 
-/** A valid ArrayTestType; override members per test. */
+/** A valid ArrayTestType (a copy of the OpenAPI document's example, which tests cannot change); override members per test. */
 export function arrays(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    arrayOfIntExample: [1, 2, 2],
-    arrayOfUniqueIntExample: [1, 2, 3],
-    arrayOfTwonumbersExample: [1.5, 2.5],
-    arrayOfFloatExample: [0.5, 10],
-    arrayOfNumberNoDefaultsExample: [1500],
-    arrayOfStringExample: ['test', 'alpha'],
-    arrayOfObjectType: [{ integerExample: 1, integerExampleInt32: 2 }],
-    ...overrides,
-  };
+  return { ...structuredClone(ARRAY_TEST_TYPE_EXAMPLE), ...overrides };
 }
 
 /** A valid ObjectTestTypeDraft. */

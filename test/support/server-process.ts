@@ -7,6 +7,7 @@ import { spawn, ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deadline, sleep } from './timing.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const MAIN = join(ROOT, 'dist', 'src', 'main.js');
@@ -24,9 +25,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** A timeout for `Promise.race` that does not keep the process alive once the race is decided. */
-export const deadline = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+// Also offered here, beside the server processes whose tests wait and race.
+export { deadline, sleep };
 
 /** One `node dist/src/main.js` child with its own port, its output kept for diagnostics. */
 export class ServerProcess {

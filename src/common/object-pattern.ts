@@ -1,6 +1,6 @@
-import { toJsonText } from '../common/lossless-json.js';
-import { validateBody } from '../common/validation/validation.pipe.js';
-import { ObjectTestTypePatternDto } from './resource.dto.js';
+import { toJsonText } from './lossless-json.js';
+import { validateBody } from './validation/validation.pipe.js';
+import { ObjectTestTypePatternDto } from './array-test-type.dto.js';
 
 /**
  * A possibly partial ObjectTestType used as a containment pattern (`objectParameter`,

@@ -1,0 +1,22 @@
+import { configSection } from '../config/env-reader.js';
+
+/** Image upload and serving (CONTRACT.md §6, §10 "Images"). */
+export interface ImagesConfig {
+  /** Largest accepted image: 10 MB = 10,485,760 bytes, fixed by the contract. */
+  maxBytes: number;
+  /** Uploads whose bodies are read and stored at the same time; the rest wait (bounds memory). */
+  uploadConcurrency: number;
+  /** How often each server's worker looks for images accepted with 202 and not yet attached. */
+  workerIntervalMs: number;
+  /** An upload whose body sends nothing for this long is refused (it would hold an upload slot). */
+  readIdleTimeoutMs: number;
+}
+
+export const IMAGES_MAX_BYTES = 10_485_760;
+
+export const imagesConfig = configSection('images', (read): ImagesConfig => ({
+  maxBytes: IMAGES_MAX_BYTES,
+  uploadConcurrency: read.int('IMAGES_UPLOAD_CONCURRENCY', 4, 1, 64),
+  workerIntervalMs: read.int('IMAGES_WORKER_INTERVAL_MS', 500, 10, 86_400_000),
+  readIdleTimeoutMs: read.int('IMAGES_READ_IDLE_TIMEOUT_MS', 30_000, 100, 600_000),
+}));
