@@ -3,7 +3,8 @@
 //
 // Env knobs: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3), BENCH_CONNECTIONS (default 50),
 // BENCH_SCENARIOS (comma list of get,create,update; default all), BENCH_MODES (comma list of
-// postgres,embedded; default both), DATABASE_URL (use this PostgreSQL instead of a throwaway one).
+// postgres,embedded; default both), BENCH_FSYNC (off|on, default off: the throwaway cluster's durability),
+// DATABASE_URL (use this PostgreSQL instead of a throwaway one).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -25,6 +26,12 @@ const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 50);
 const SCENARIOS = listEnv('BENCH_SCENARIOS', ['get', 'create', 'update']);
 const MODES = listEnv('BENCH_MODES', ['postgres', 'embedded']);
 const EMBEDDED_SEED = listEnv('BENCH_EMBEDDED_SEED', ['sql', 'http'])[0];
+// on: the throwaway cluster commits durably (fsync, synchronous_commit), as a production server does.
+const FSYNC = listEnv('BENCH_FSYNC', ['off', 'on'])[0];
+/** Scenarios also measured against the plain baseline (the resource row alone, no search rows). */
+const PLAIN_SCENARIOS = new Set(['create', 'update']);
+/** The database of the plain baseline, beside the service's in the throwaway cluster. */
+const PLAIN_DATABASE = 'bench_plain';
 // The service's observability as measured: LOG_LEVEL=log writes one JSON line per request; with
 // BENCH_METRICS=1 the service also counts every request for /metrics (METRICS_TOKEN set).
 const SERVICE_LOG_LEVEL = listEnv('BENCH_LOG_LEVEL', ['warn', 'log'])[0];
@@ -40,6 +47,9 @@ const TARGETS = {
   get: { min: 0.75 },
   create: { min: 0.55 },
   update: { min: 0.65 },
+  // Against the plain baseline: the same SQL on a database without the search trigger (issue: writes).
+  createPlain: { min: 0.5 },
+  updatePlain: { min: 0.5 },
   rssMb: { max: 300 },
   embeddedReadyMs: { max: 2000 },
 };
@@ -192,17 +202,45 @@ async function startService(database) {
   return { name: 'service', child, port, url: `http://127.0.0.1:${port}`, readyMs };
 }
 
-async function startBaseline(databaseUrl) {
+async function startBaseline(databaseUrl, name = 'baseline') {
   const port = await freePort();
   const since = performance.now();
-  const child = spawnNode('baseline', ['bench/baseline-server.mjs'], {
+  const child = spawnNode(name, ['bench/baseline-server.mjs'], {
     PATH: process.env.PATH,
     PORT: String(port),
     DATABASE_URL: databaseUrl,
     POOL_SIZE: String(POOL_SIZE),
   });
   const readyMs = await waitReady(`http://127.0.0.1:${port}/health/ready`, child, since);
-  return { name: 'baseline', child, port, url: `http://127.0.0.1:${port}`, readyMs };
+  return { name, child, port, url: `http://127.0.0.1:${port}`, readyMs };
+}
+
+/**
+ * The plain baseline's database: the service's migrations, then without the search trigger, so a
+ * write stores the resource row and its own indexes alone (the limit a write of this row can reach).
+ * Seeded like the service's.
+ */
+async function preparePlainDatabase(adminUrl) {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${PLAIN_DATABASE}`);
+    await admin.query(`CREATE DATABASE ${PLAIN_DATABASE}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${PLAIN_DATABASE}`;
+  execFileSync(process.execPath, ['dist/src/database/migrate-cli.js'], { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: url.href }, stdio: 'ignore' });
+  const client = new pg.Client({ connectionString: url.href });
+  await client.connect();
+  try {
+    await client.query('DROP TRIGGER "resource_search_index" ON "resource"');
+  } finally {
+    await client.end();
+  }
+  const seeded = await seedBySql(url.href);
+  return { url: url.href, data: { ids: seeded.ids, versions: seeded.versions, cursor: 0 } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,7 +266,7 @@ async function startPostgres() {
   const started = performance.now();
   asPostgres('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-locale', '--no-sync']);
   const port = await freePort();
-  const options = `-p ${port} -k ${socketDir} -h 127.0.0.1 -c fsync=off -c synchronous_commit=off`;
+  const options = `-p ${port} -k ${socketDir} -h 127.0.0.1 -c fsync=${FSYNC} -c synchronous_commit=${FSYNC}`;
   cleanup.postgres = { dataDir };
   try {
     asPostgres('pg_ctl', ['start', '-D', dataDir, '-w', '-t', '60', '-l', join(dir, 'postgres.log'), '-o', options]);
@@ -449,11 +487,12 @@ async function sampleFailure(server, scenario, data, bearer) {
 async function runScenarios(servers, data, bearer, rounds = 2) {
   const results = {};
   for (const scenario of SCENARIOS) {
-    results[scenario] = Object.fromEntries(servers.map((s) => [s.name, { runs: [] }]));
+    const loaded = servers.filter((s) => !s.scenarios || s.scenarios.has(scenario));
+    results[scenario] = Object.fromEntries(loaded.map((s) => [s.name, { runs: [] }]));
     for (let round = 0; round < rounds; round++) {
-      for (const server of servers) results[scenario][server.name].runs.push(await measure(server, scenario, data, bearer));
+      for (const server of loaded) results[scenario][server.name].runs.push(await measure(server, scenario, server.data ?? data, bearer));
     }
-    for (const server of servers) summarize(results[scenario][server.name]);
+    for (const server of loaded) summarize(results[scenario][server.name]);
   }
   return results;
 }
@@ -497,6 +536,7 @@ async function postgresMode() {
   const result = { database: external ? 'DATABASE_URL (external)' : 'throwaway PostgreSQL 15' };
   let service;
   let baseline;
+  let plain;
   try {
     if (external) {
       log('PostgreSQL mode on DATABASE_URL');
@@ -513,18 +553,29 @@ async function postgresMode() {
     log(`PostgreSQL settings: ${JSON.stringify(seeded.settings)}`);
     baseline = await startBaseline(databaseUrl);
     log(`baseline ready in ${Math.round(baseline.readyMs)} ms (pid ${baseline.child.pid})`);
+    if (!external && SCENARIOS.some((s) => PLAIN_SCENARIOS.has(s))) {
+      const plainDb = await preparePlainDatabase(databaseUrl);
+      plain = { ...(await startBaseline(plainDb.url, 'plain')), scenarios: PLAIN_SCENARIOS, data: plainDb.data };
+      log(`plain baseline ready (database ${PLAIN_DATABASE}, no search trigger, pid ${plain.child.pid})`);
+    }
     const bearer = await token(service.url, CLIENT_ID, CLIENT_SECRET);
     const data = { ids: seeded.ids, versions: seeded.versions, cursor: 0 };
     result.smokeDeviations = [...(await smokeTest(service, data, bearer)), ...(await smokeTest(baseline, data, bearer))];
-    result.scenarios = await runScenarios([service, baseline], data, bearer);
+    result.scenarios = await runScenarios([service, baseline, ...(plain ? [plain] : [])], data, bearer);
     for (const [scenario, entry] of Object.entries(result.scenarios)) {
       entry.ratio = round(entry.service.reqPerSec / entry.baseline.reqPerSec, 3);
       entry.target = TARGETS[scenario].min;
       entry.pass = entry.ratio >= TARGETS[scenario].min;
+      if (entry.plain) {
+        entry.plainRatio = round(entry.service.reqPerSec / entry.plain.reqPerSec, 3);
+        entry.plainTarget = TARGETS[`${scenario}Plain`].min;
+        entry.plainPass = entry.plainRatio >= entry.plainTarget;
+      }
     }
   } finally {
     await stopChild(service?.child);
     await stopChild(baseline?.child);
+    await stopChild(plain?.child);
     await postgres?.stop();
   }
   return result;
@@ -620,6 +671,9 @@ function report(results) {
     if (p) {
       rows.push([scenario, 'service/pg', cell(p.service), p.service.p50Ms, p.service.p99Ms, p.service.errors, p.service.non2xx, p.service.maxRssMb, p.ratio.toFixed(2), `>= ${p.target} ${p.pass ? 'PASS' : 'FAIL'}`]);
       rows.push(['', 'baseline/pg', cell(p.baseline), p.baseline.p50Ms, p.baseline.p99Ms, p.baseline.errors, p.baseline.non2xx, p.baseline.maxRssMb, '', '']);
+      if (p.plain) {
+        rows.push(['', 'plain/pg', cell(p.plain), p.plain.p50Ms, p.plain.p99Ms, p.plain.errors, p.plain.non2xx, p.plain.maxRssMb, p.plainRatio.toFixed(2), `>= ${p.plainTarget} ${p.plainPass ? 'PASS' : 'FAIL'}`]);
+      }
     }
     const e = embScen[scenario];
     if (e) {
@@ -629,11 +683,13 @@ function report(results) {
   }
   out.push(table(rows));
   out.push('');
-  out.push('ratio = service req/s / baseline req/s on the same PostgreSQL (mean of the runs); (embedded) = embedded service / PostgreSQL baseline, for information.');
+  out.push('ratio = service req/s / baseline req/s on the same PostgreSQL (mean of the runs); on the plain/pg line, service req/s / plain req/s');
+  out.push('(the same SQL without the search trigger: the resource row alone); (embedded) = embedded service / PostgreSQL baseline, for information.');
   out.push('');
   const targets = [['target', 'value', 'limit', 'result']];
   for (const s of SCENARIOS) {
     if (pgScen[s]) targets.push([`${s} ratio`, pgScen[s].ratio.toFixed(2), `>= ${TARGETS[s].min}`, pgScen[s].pass ? 'PASS' : 'FAIL']);
+    if (pgScen[s]?.plain) targets.push([`${s} ratio to plain`, pgScen[s].plainRatio.toFixed(2), `>= ${pgScen[s].plainTarget}`, pgScen[s].plainPass ? 'PASS' : 'FAIL']);
   }
   for (const [mode, scen] of [['postgres', pgScen], ['embedded', embScen]]) {
     const rss = Math.max(0, ...Object.values(scen).map((e) => e.service.maxRssMb));
@@ -663,6 +719,7 @@ function targetsSummary(results) {
   for (const s of SCENARIOS) {
     const e = results.postgres?.scenarios?.[s];
     if (e) t[`${s}Ratio`] = { value: e.ratio, min: TARGETS[s].min, pass: e.pass };
+    if (e?.plain) t[`${s}PlainRatio`] = { value: e.plainRatio, min: e.plainTarget, pass: e.plainPass };
   }
   for (const mode of ['postgres', 'embedded']) {
     const scen = results[mode]?.scenarios;

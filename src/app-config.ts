@@ -6,6 +6,7 @@ import { databaseConfig } from './database/database.config.js';
 import { imagesConfig } from './images/images.config.js';
 import { actionsConfig } from './namespace-actions/actions.config.js';
 import { logLevelConfig, metricsConfig } from './observability/observability.config.js';
+import { searchConfig } from './search/search.config.js';
 
 /**
  * The service's configuration: each module's own section (its `*.config.ts` reads and validates its
@@ -19,6 +20,7 @@ const SECTIONS = {
   images: imagesConfig,
   actions: actionsConfig,
   metrics: metricsConfig,
+  search: searchConfig,
   logLevel: logLevelConfig,
 };
 

@@ -30,7 +30,8 @@ export class SearchController {
     summary: 'Searches resources: full text, fuzzy, filters and facets',
     description:
       'Full-text search over key, someProperty, secondPropertyToUpdate and arrayOfStringExample with the stemming of the language in ' +
-      '`text.<lang>`, ranked by relevance. Stemmed languages: ' + LANGUAGES + '; any other language matches words without stemming. ' +
+      '`text.<lang>`, ranked by relevance. Languages with stemming, when the server indexes them (setting SEARCH_LANGUAGES, ' +
+      'default `en` alone): ' + LANGUAGES + '; any other language, and one the server does not index, matches words without stemming. ' +
       'All words of a text must match; several `text.*` values must all match and their relevance adds up.',
   })
   @ApiQuery({

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { searchConfig, type SearchConfig } from './search.config.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import type { RawQuery } from '../common/query-params.js';
@@ -59,10 +60,18 @@ function parseAll<T>(name: string, texts: string[] | undefined, parse: (catalogu
  */
 @Injectable()
 export class SearchService {
-  constructor(private readonly repository: SearchRepository) {}
+  /** The configurations with rows of their own (SEARCH_LANGUAGES, and `simple`). */
+  private readonly indexed: ReadonlySet<string>;
+
+  constructor(
+    private readonly repository: SearchRepository,
+    @Inject(searchConfig.KEY) config: SearchConfig,
+  ) {
+    this.indexed = new Set(config.configs);
+  }
 
   async search(projectKey: string, query: SearchQueryDto, raw: RawQuery): Promise<string> {
-    const texts = readTexts(raw);
+    const texts = readTexts(raw, this.indexed);
     if (query.fuzzyLevel !== undefined) {
       for (const t of texts) {
         const level = defaultFuzzyLevel(charLength(t.text.trim()));
@@ -110,7 +119,7 @@ export class SearchService {
 }
 
 /** Every value of every `text.<lang>` parameter; other names starting `text.` are unknown parameters (ignored). */
-function readTexts(raw: RawQuery): Text[] {
+function readTexts(raw: RawQuery, indexed: ReadonlySet<string>): Text[] {
   const texts: Text[] = [];
   for (const [parameter, value] of Object.entries(raw ?? {})) {
     if (!TEXT_PARAMETER.test(parameter)) continue;
@@ -120,7 +129,7 @@ function readTexts(raw: RawQuery): Text[] {
       const words = splitWords(text);
       if (words.length === 0) throw invalidField(parameter, text, 'must contain at least one word');
       if (words.length > TEXT_LIMITS.words) throw invalidField(parameter, text, `must have at most ${TEXT_LIMITS.words} words`);
-      texts.push({ parameter, config: configFor(parameter)!, text, words });
+      texts.push({ parameter, config: configFor(parameter, indexed)!, text, words });
     }
   }
   if (texts.length > SEARCH_LIMITS.texts) throw malformed('text', `at most ${SEARCH_LIMITS.texts} text.<lang> values`);

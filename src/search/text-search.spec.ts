@@ -1,4 +1,4 @@
-import { charLength, configFor, defaultFuzzyLevel, splitWords, wordDistance } from './text-search.js';
+import { charLength, configFor, defaultFuzzyLevel, LANGUAGE_CONFIGS, splitWords, wordDistance } from './text-search.js';
 
 describe('text-search helpers', () => {
   it.each([
@@ -16,7 +16,14 @@ describe('text-search helpers', () => {
     ['text.eng', undefined],
     ['textXen', undefined],
   ])('configFor(%s) = %s', (name, config) => {
-    expect(configFor(name)).toBe(config);
+    expect(configFor(name, new Set(Object.values(LANGUAGE_CONFIGS)))).toBe(config);
+  });
+
+  it('answers a language the server does not index from simple', () => {
+    const indexed = new Set(['english']);
+    expect(configFor('text.en-GB', indexed)).toBe('english');
+    expect(configFor('text.de', indexed)).toBe('simple');
+    expect(configFor('text.de', new Set())).toBe('simple');
   });
 
   it('splits on white space and trims punctuation around words', () => {

@@ -7,7 +7,10 @@
 /** `text.en`, `text.de-DE`, …: the parameter names the spec accepts. */
 export const TEXT_PARAMETER = /^text\.([a-z]{2})(-[A-Z]{2})?$/;
 
-/** Languages with their own stemming; every other language uses `simple` (lower-casing, no stemming). */
+/**
+ * Languages with their own stemming, when SEARCH_LANGUAGES names them; every other language uses
+ * `simple` (lower-casing, no stemming).
+ */
 export const LANGUAGE_CONFIGS: Readonly<Record<string, string>> = {
   en: 'english',
   de: 'german',
@@ -36,10 +39,15 @@ export interface TextQuery {
   words: string[];
 }
 
-export function configFor(parameter: string): string | undefined {
+/**
+ * The configuration whose rows answer a `text.<lang>` parameter: the language's own when the server
+ * indexes it (`indexed`, from SEARCH_LANGUAGES), else `simple` (words without stemming).
+ */
+export function configFor(parameter: string, indexed: ReadonlySet<string>): string | undefined {
   const match = TEXT_PARAMETER.exec(parameter);
   if (!match) return undefined;
-  return LANGUAGE_CONFIGS[match[1]] ?? FALLBACK_CONFIG;
+  const config = LANGUAGE_CONFIGS[match[1]];
+  return config !== undefined && indexed.has(config) ? config : FALLBACK_CONFIG;
 }
 
 /**

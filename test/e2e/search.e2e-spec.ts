@@ -32,7 +32,8 @@ describe('GET /{projectKey}/resource/searchApiPattern', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // Every language with stemming of its own (the default indexes English alone: search-languages.e2e-spec.ts).
+    t = await createTestApp({ SEARCH_LANGUAGES: 'en,de,fr,es,it,nl,pt' });
   });
   afterAll(async () => {
     await t.close();

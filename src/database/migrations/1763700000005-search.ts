@@ -17,11 +17,17 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  */
 export const SEARCH_CONFIGS = ['english', 'german', 'french', 'spanish', 'italian', 'dutch', 'portuguese', 'simple'] as const;
 
-/** A resource's vector in one configuration; `row` qualifies the columns (`NEW.` in a trigger). */
-export const searchVector = (config: string, row = '') => `
-  setweight(to_tsvector('${config}'::regconfig, coalesce(${row}"key", '')), 'A') ||
-  setweight(to_tsvector('${config}'::regconfig, coalesce(${row}"some_property", '') || ' ' || coalesce(${row}"second_property_to_update", '')), 'B') ||
-  setweight(to_tsvector('${config}'::regconfig, coalesce(${row}"object_type_property" -> 'arrayOfStringExample', '[]'::jsonb)), 'C')`;
+/**
+ * A resource's vector in the configuration that the SQL expression `configuration` (a `regconfig`)
+ * names; `row` qualifies the columns (`NEW.` in a trigger).
+ */
+export const searchVectorIn = (configuration: string, row = '') => `
+  setweight(to_tsvector(${configuration}, coalesce(${row}"key", '')), 'A') ||
+  setweight(to_tsvector(${configuration}, coalesce(${row}"some_property", '') || ' ' || coalesce(${row}"second_property_to_update", '')), 'B') ||
+  setweight(to_tsvector(${configuration}, coalesce(${row}"object_type_property" -> 'arrayOfStringExample', '[]'::jsonb)), 'C')`;
+
+/** A resource's vector in one configuration named by a constant; `row` qualifies the columns (`NEW.` in a trigger). */
+export const searchVector = (config: string, row = '') => searchVectorIn(`'${config}'::regconfig`, row);
 
 /** The triggers that add a written resource's words to `search_word` (replaced by 1763700000006's; its `down` restores them). */
 export async function createVocabularyTriggers(queryRunner: QueryRunner): Promise<void> {

@@ -57,7 +57,8 @@ export const SEARCH_VALUE_COLUMNS: readonly ValueColumn[] = [
 const COLUMNS = SEARCH_VALUE_COLUMNS.map((c) => `"${c.column}"`).join(', ');
 const VALUES_OF_NEW = SEARCH_VALUE_COLUMNS.map((c) => `${c.of('NEW.')} AS "${c.column}"`).join(',\n                 ');
 
-const SEARCH_INDEX_FUNCTION = `
+/** The trigger function of this migration (1763700000008's `down` restores it). */
+export const SEARCH_INDEX_FUNCTION = `
   CREATE OR REPLACE FUNCTION "search_index_resource"() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF TG_OP = 'DELETE' THEN

@@ -1,0 +1,19 @@
+import { configSection } from '../config/env-reader.js';
+import { LANGUAGE_CONFIGS } from './text-search.js';
+
+/** Full-text search (CONTRACT.md §5): the languages indexed with their own stemming. */
+export interface SearchConfig {
+  /** PostgreSQL text-search configurations (`english`, …) of SEARCH_LANGUAGES; `simple` is always indexed too. */
+  configs: string[];
+}
+
+/** SEARCH_LANGUAGES: `none` or a comma list of language codes (default `en`). */
+export const searchConfig = configSection('search', (read): SearchConfig => {
+  const languages = read.string('SEARCH_LANGUAGES', 'en');
+  const codes = languages === 'none' ? [] : languages.split(',').map((code) => code.trim());
+  const known = (code: string) => Object.hasOwn(LANGUAGE_CONFIGS, code);
+  if (!codes.every(known)) {
+    read.problems.push(`SEARCH_LANGUAGES: 'none' or a comma list of ${Object.keys(LANGUAGE_CONFIGS).join(', ')} (got '${languages}')`);
+  }
+  return { configs: [...new Set(codes.filter(known).map((code) => LANGUAGE_CONFIGS[code]))] };
+});
