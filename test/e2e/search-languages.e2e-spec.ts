@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Database } from '../../src/database/database.js';
 import { loadConfig } from '../../src/app-config.js';
+import { draft } from '../support/fixtures.js';
 import { createTestApp, onPostgres, TestApp } from '../support/test-app.js';
 
 /**
@@ -17,16 +18,7 @@ describe('search languages (SEARCH_LANGUAGES)', () => {
     ...(languages === undefined ? {} : { SEARCH_LANGUAGES: languages }),
     ...(dataDir ? { DATA_DIR: dataDir } : {}),
   });
-  const objectTypeProperty = {
-    arrayOfIntExample: [],
-    arrayOfUniqueIntExample: [],
-    arrayOfTwonumbersExample: [0, 0],
-    arrayOfFloatExample: [],
-    arrayOfNumberNoDefaultsExample: [],
-    arrayOfStringExample: [],
-    arrayOfObjectType: [],
-  };
-  const draft = (key: string, text: string) => ({ key, objectTypeProperty: { ...objectTypeProperty, arrayOfStringExample: [text] } });
+  const textDraft = (key: string, text: string) => draft({ key }, { arrayOfStringExample: [text] });
   let projectKey: string;
   let ids: { haus: string; run: string };
 
@@ -59,8 +51,8 @@ describe('search languages (SEARCH_LANGUAGES)', () => {
     try {
       projectKey = t.projectKey;
       const auth = await t.auth('manage_test', { projectKey });
-      const haus = await t.http.post(`/${projectKey}/resource`).set(auth).send(draft('r1', 'Das Haus am See'));
-      const run = await t.http.post(`/${projectKey}/resource`).set(auth).send(draft('r2', 'she runs every morning'));
+      const haus = await t.http.post(`/${projectKey}/resource`).set(auth).send(textDraft('r1', 'Das Haus am See'));
+      const run = await t.http.post(`/${projectKey}/resource`).set(auth).send(textDraft('r2', 'she runs every morning'));
       expect([haus.status, run.status]).toEqual([201, 201]);
       ids = { haus: haus.body.id, run: run.body.id };
 
@@ -85,7 +77,7 @@ describe('search languages (SEARCH_LANGUAGES)', () => {
       expect(await keys(t, 'de', 'Häuser')).toEqual(['r1']);
       // New writes get the German row too.
       const auth = await t.auth('manage_test', { projectKey });
-      const res = await t.http.post(`/${projectKey}/resource`).set(auth).send(draft('r3', 'Hunde'));
+      const res = await t.http.post(`/${projectKey}/resource`).set(auth).send(textDraft('r3', 'Hunde'));
       expect(res.status).toBe(201);
       expect(await configsOf(t, res.body.id)).toEqual(['english', 'german', 'simple']);
       expect(await keys(t, 'de', 'Hund')).toEqual(['r3']);

@@ -57,11 +57,11 @@ export const SEARCH_VALUE_COLUMNS: readonly ValueColumn[] = [
 const COLUMNS = SEARCH_VALUE_COLUMNS.map((c) => `"${c.column}"`).join(', ');
 const VALUES_OF_NEW = SEARCH_VALUE_COLUMNS.map((c) => `${c.of('NEW.')} AS "${c.column}"`).join(',\n                 ');
 
-/** The trigger function of this migration (1763700000008's `down` restores it). */
-export const SEARCH_INDEX_FUNCTION = `
-  CREATE OR REPLACE FUNCTION "search_index_resource"() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN
-    IF TG_OP = 'DELETE' THEN
+/**
+ * The trigger's first branches, also 1763700000008's: a delete removes the rows; an update that changes
+ * no searched text keeps the vectors and rewrites `published` and the values only when they changed.
+ */
+export const SEARCH_INDEX_UNCHANGED_TEXTS = `    IF TG_OP = 'DELETE' THEN
       DELETE FROM "resource_search" WHERE "resource_id" = OLD."id";
       RETURN NULL;
     END IF;
@@ -78,7 +78,13 @@ export const SEARCH_INDEX_FUNCTION = `
       END IF;
       RETURN NULL;
     END IF;
-    INSERT INTO "resource_search" ("resource_id", "config", "project_key", "published", "key", "created_at", ${COLUMNS}, "vector")
+`;
+
+/** The trigger function of this migration (1763700000008's `down` restores it). */
+export const SEARCH_INDEX_FUNCTION = `
+  CREATE OR REPLACE FUNCTION "search_index_resource"() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+${SEARCH_INDEX_UNCHANGED_TEXTS}    INSERT INTO "resource_search" ("resource_id", "config", "project_key", "published", "key", "created_at", ${COLUMNS}, "vector")
     SELECT NEW."id", c.config, NEW."project_key", NEW."published", NEW."key", NEW."created_at", ${SEARCH_VALUE_COLUMNS.map((c) => `v."${c.column}"`).join(', ')}, c.vector
     FROM (SELECT ${VALUES_OF_NEW}) v,
          (VALUES ${SEARCH_CONFIGS.map((c) => `('${c}', ${searchVector(c, 'NEW.')})`).join(',\n                 ')}) AS c(config, vector)

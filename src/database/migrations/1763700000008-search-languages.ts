@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { SEARCH_CONFIGS, searchVectorIn } from './1763700000005-search.js';
-import { SEARCH_INDEX_FUNCTION, SEARCH_VALUE_COLUMNS } from './1763700000007-search-values.js';
+import { SEARCH_INDEX_FUNCTION, SEARCH_INDEX_UNCHANGED_TEXTS, SEARCH_VALUE_COLUMNS } from './1763700000007-search-values.js';
 
 /**
  * Only the languages the server is configured to index (`SEARCH_LANGUAGES`) get `resource_search`
@@ -31,24 +31,7 @@ const ON_CONFLICT = `ON CONFLICT ("resource_id", "config") DO UPDATE SET "publis
 const SEARCH_INDEX_FUNCTION_8 = `
   CREATE OR REPLACE FUNCTION "search_index_resource"() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
-    IF TG_OP = 'DELETE' THEN
-      DELETE FROM "resource_search" WHERE "resource_id" = OLD."id";
-      RETURN NULL;
-    END IF;
-    IF TG_OP = 'UPDATE'
-       AND NEW."key" IS NOT DISTINCT FROM OLD."key"
-       AND NEW."some_property" IS NOT DISTINCT FROM OLD."some_property"
-       AND NEW."second_property_to_update" IS NOT DISTINCT FROM OLD."second_property_to_update"
-       AND (NEW."object_type_property" -> 'arrayOfStringExample') IS NOT DISTINCT FROM (OLD."object_type_property" -> 'arrayOfStringExample') THEN
-      -- The vectors stay; the values and published follow the resource (no vector index entry changes).
-      IF NEW."published" IS DISTINCT FROM OLD."published" OR NEW."object_type_property" IS DISTINCT FROM OLD."object_type_property" THEN
-        UPDATE "resource_search" s SET "published" = NEW."published", ${SEARCH_VALUE_COLUMNS.map((c) => `"${c.column}" = v."${c.column}"`).join(', ')}
-        FROM (SELECT ${valuesOf('NEW.')}) v
-        WHERE s."resource_id" = NEW."id";
-      END IF;
-      RETURN NULL;
-    END IF;
-    WITH written AS (
+${SEARCH_INDEX_UNCHANGED_TEXTS}    WITH written AS (
       INSERT INTO "resource_search" ("resource_id", "config", "project_key", "published", "key", "created_at", ${VALUE_COLUMNS}, "vector")
       SELECT NEW."id", l."config", NEW."project_key", NEW."published", NEW."key", NEW."created_at", ${SEARCH_VALUE_COLUMNS.map((c) => `v."${c.column}"`).join(', ')},
              ${searchVectorIn('l."config"::regconfig', 'NEW.')}
