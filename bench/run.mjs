@@ -231,7 +231,7 @@ async function preparePlainDatabase(adminUrl) {
   }
   const url = new URL(adminUrl);
   url.pathname = `/${PLAIN_DATABASE}`;
-  execFileSync(process.execPath, ['dist/src/database/migrate-cli.js'], { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: url.href }, stdio: 'ignore' });
+  execFileSync(process.execPath, ['dist/src/migrate-cli.js'], { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: url.href }, stdio: 'ignore' });
   const client = new pg.Client({ connectionString: url.href });
   await client.connect();
   try {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from '../app-config.js';
-import { DataDirectoryLockedError } from './embedded-postgres.js';
-import { openDataSource } from './open-data-source.js';
+import { ConfigError, loadConfig } from './app-config.js';
+import { DataDirectoryLockedError } from './database/embedded-postgres.js';
+import { openDataSource } from './database/open-data-source.js';
 
 /** `npm run migration:run`: applies pending migrations (under the advisory lock) and exits. */
 async function main(): Promise<void> {
