@@ -399,6 +399,9 @@ if (process.env.DATABASE_URL) {
         const deadline = performance.now() + 30_000;
         while (traffic.acknowledged.size < 20 && performance.now() < deadline) await sleep(50);
         await sleep(500);
+        // The loops pause 10 ms between requests, and the embedded server answers a write in a few ms:
+        // wait for an instant with a request under way, so the kill lands in the middle of one.
+        while (traffic.inFlight === 0 && performance.now() < deadline) await sleep(1);
         expect(traffic.inFlight).toBeGreaterThan(0);
         server.child.kill('SIGKILL');
         await server.exited;
