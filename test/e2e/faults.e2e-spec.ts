@@ -396,16 +396,20 @@ if (process.env.DATABASE_URL) {
       it(`round ${round}: a new process opens the directory of the killed one, with every acknowledged write`, async () => {
         const traffic = new Traffic(server, auth);
         traffic.start(4, 1);
-        const deadline = performance.now() + 30_000;
-        while (traffic.acknowledged.size < 20 && performance.now() < deadline) await sleep(50);
-        await sleep(500);
-        // The loops pause 10 ms between requests, and the embedded server answers a write in a few ms:
-        // wait for an instant with a request under way, so the kill lands in the middle of one.
-        while (traffic.inFlight === 0 && performance.now() < deadline) await sleep(1);
-        expect(traffic.inFlight).toBeGreaterThan(0);
-        server.child.kill('SIGKILL');
-        await server.exited;
-        await traffic.stop();
+        try {
+          const deadline = performance.now() + 30_000;
+          while (traffic.acknowledged.size < 20 && performance.now() < deadline) await sleep(50);
+          await sleep(500);
+          // The loops pause 10 ms between requests, and the embedded server answers a write in a few ms:
+          // wait for an instant with a request under way, so the kill lands in the middle of one.
+          while (traffic.inFlight === 0 && performance.now() < deadline) await sleep(1);
+          expect(traffic.inFlight).toBeGreaterThan(0);
+          server.child.kill('SIGKILL');
+          await server.exited;
+        } finally {
+          // Also when a check above fails: loops left running would keep Jest from exiting.
+          await traffic.stop();
+        }
         expect(server.exitSignal).toBe('SIGKILL');
         expect(existsSync(join(dataDir, 'server.lock'))).toBe(true);
         const updates = traffic.outcomes.filter((o) => o.kind === 'update' && o.status === 200).length;
