@@ -251,8 +251,9 @@ const BY_LENGTH = 'char_length(s.word) BETWEEN char_length(q.word) - q.k AND cha
  * in the database's locale (`foo-bar` is two words; `ä` is a letter or not, by locale), so for other
  * words it proves nothing. Plain words are therefore matched by the index, the others (few) by length
  * from `search_word_other_length_idx`; and a query word that is not plain, or whose bound
- * |A| − 3k is below 2 (then nearly every word shares a trigram with it: every word of 6 letters at distance 2, of
- * 3 letters at distance 1), is matched against every word of about its length, as before the index.
+ * |A| − 3k is below 2 (every word of 6 letters at distance 2, or of 3 letters at distance 1: a bound of 1 admits
+ * every word sharing one trigram, a slower scan than by length), is matched against every word of about its
+ * length, as before the index.
  */
 const NEIGHBOURS: Statement = {
   name: 'search_neighbours',
