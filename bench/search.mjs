@@ -11,8 +11,16 @@
 //   facets  text.en=<word> + filter.query + filter + a terms, a range and a filtered facet
 // SEARCH_BENCH_SLOWEST=<n> logs the n slowest requests of each scenario; SEARCH_BENCH_SCENARIOS=facets,…
 // runs only those.
-// Texts are English sentences drawn from a Zipf distribution over ~400 common words, so a query word
-// matches a realistic share of the resources (the mean `total` per scenario is printed too).
+// Texts are sentences drawn from a Zipf distribution (word of rank r with weight 1/r) over a vocabulary:
+//   SEARCH_BENCH_VOCABULARY=large    (default) SEARCH_BENCH_WORDS (default 60,000) generated words: pronounceable
+//                                    syllable combinations, a–z, 3–12 letters, from a seeded PRNG (the same every
+//                                    run); query words are drawn log-uniformly by rank from rank 20 to the end, so
+//                                    frequent and rare words both occur; fuzzy queries carry one typo (3–5 letters)
+//                                    or one or two (6 or more).
+//   SEARCH_BENCH_VOCABULARY=english  ~400 common English words; query words of mid frequency (ranks 40–240),
+//                                    fuzzy queries with one typo.
+// Each vocabulary has its own project, so both can live in one database. The mean `total` per scenario and
+// the project's vocabulary size (`search_word` rows) are printed too.
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { fetchToken, startService } from './service.mjs';
@@ -22,8 +30,10 @@ const SERVICE_DIST = process.env.SERVICE_DIST ?? 'dist';
 const COUNT = Number(process.env.SEARCH_BENCH_COUNT ?? 100_000);
 const REQUESTS = Number(process.env.SEARCH_BENCH_REQUESTS ?? 300);
 const WARMUP = 30;
-const PROJECT = 'bench-search';
-const CLIENT_ID = 'bench-search-client';
+const VOCABULARY = process.env.SEARCH_BENCH_VOCABULARY ?? 'large';
+const VOCABULARY_SIZE = Number(process.env.SEARCH_BENCH_WORDS ?? 60_000);
+const PROJECT = VOCABULARY === 'english' ? 'bench-search' : 'bench-search-large';
+const CLIENT_ID = `${PROJECT}-client`;
 const CLIENT_SECRET = 'bench-search-secret-0123456789';
 const CLIENT = { projectKey: PROJECT, id: CLIENT_ID, secret: CLIENT_SECRET, scopes: `manage_test:${PROJECT} view_test:${PROJECT}` };
 const TARGET_P95_MS = 50;
@@ -32,8 +42,24 @@ if (!DATABASE_URL) {
   console.error('Set DATABASE_URL to a PostgreSQL database you created (createdb …).');
   process.exit(2);
 }
+if (VOCABULARY !== 'english' && VOCABULARY !== 'large') {
+  console.error('SEARCH_BENCH_VOCABULARY is english or large.');
+  process.exit(2);
+}
 
-const WORDS = `time person year way day thing man world life hand part child eye woman place work week case point government
+/** Deterministic pseudo-random numbers (mulberry32). */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ENGLISH_WORDS = `time person year way day thing man world life hand part child eye woman place work week case point government
 company number group problem fact water room mother area money story month lot right study book job word business issue side
 kind head house service friend father power hour game line end member law car city community name president team minute idea
 kid body information back parent face others level office door health art war history party result change morning reason research
@@ -58,17 +84,29 @@ whale shark eagle falcon owl sparrow penguin kangaroo koala panda wolf fox bear 
   .split(/\s+/)
   .filter(Boolean);
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+const ONSETS = ['', '', 'b', 'c', 'd', 'f', 'g', 'h', 'j', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'w', 'z',
+  'br', 'ch', 'cl', 'cr', 'dr', 'fl', 'gr', 'pl', 'pr', 'sh', 'sl', 'st', 'th', 'tr'];
+const VOWELS = ['a', 'e', 'i', 'o', 'u', 'a', 'e', 'i', 'o', 'ai', 'ea', 'ee', 'oo', 'ou', 'y'];
+const CODAS = ['', '', '', '', 'n', 'r', 's', 'l', 't', 'm', 'nd', 'ng', 'rt', 'st', 'ck', 'x'];
+const SYLLABLES = [1, 2, 2, 2, 3, 3, 3, 4];
+
+/**
+ * `size` distinct pronounceable words of 3–12 letters a–z, the same every run (seeded), in a random
+ * order that is also their Zipf rank.
+ */
+function generatedWords(size) {
+  const rand = random(7);
+  const pick = (list) => list[Math.floor(rand() * list.length)];
+  const words = new Set();
+  while (words.size < size) {
+    let word = '';
+    for (let n = pick(SYLLABLES); n > 0; n--) word += pick(ONSETS) + pick(VOWELS) + pick(CODAS);
+    if (word.length >= 3 && word.length <= 12) words.add(word);
+  }
+  return [...words];
 }
+
+const WORDS = VOCABULARY === 'english' ? ENGLISH_WORDS : generatedWords(VOCABULARY_SIZE);
 
 /** Zipf(s = 1) over the word list: word i is drawn with weight 1 / (i + 1). */
 const CUMULATIVE = (() => {
@@ -134,21 +172,65 @@ function log(message) {
 }
 
 
-/** Words of mid frequency (ranks 40–240 of the Zipf list) and one-typo variants of them. */
-const QUERY_WORDS = WORDS.slice(40, 240).filter((w) => w.length >= 5);
-const typo = (word, i) => word.slice(0, i % (word.length - 1) + 1) + word.slice((i % (word.length - 1)) + 2);
+/**
+ * The words the scenarios search for, in order. English: words of mid frequency (ranks 40–240 of the Zipf
+ * list). Large: ranks drawn log-uniformly between 20 and the vocabulary's end (as many queries for ranks
+ * 20–200 as for 200–2,000 or 2,000–20,000), so frequent words and rare ones both occur; words that are
+ * English stop words (`english` ignores them) are skipped.
+ */
+async function queryWords(client) {
+  if (VOCABULARY === 'english') return WORDS.slice(40, 240).filter((w) => w.length >= 5);
+  const rand = random(99);
+  const drawn = Array.from({ length: WARMUP + REQUESTS }, () => WORDS[Math.floor(20 * Math.pow(WORDS.length / 20, rand()))]);
+  const { rows } = await client.query(
+    `SELECT w FROM unnest($1::text[]) WITH ORDINALITY AS x(w, n) WHERE numnode(plainto_tsquery('english', w)) > 0 ORDER BY n`,
+    [drawn],
+  );
+  return rows.map((r) => r.w);
+}
+
+/** One edit at a random place: a letter removed, added or replaced by another (3 letters: added or replaced). */
+function typo(word, rand) {
+  const at = Math.floor(rand() * word.length);
+  const letter = String.fromCharCode(97 + Math.floor(rand() * 26));
+  const op = word.length > 3 ? Math.floor(rand() * 3) : 1 + Math.floor(rand() * 2);
+  if (op === 0) return word.slice(0, at) + word.slice(at + 1);
+  if (op === 1) return word.slice(0, at) + letter + word.slice(at);
+  const other = letter === word[at] ? String.fromCharCode(97 + ((letter.charCodeAt(0) - 96) % 26)) : letter;
+  return word.slice(0, at) + other + word.slice(at + 1);
+}
+
+/**
+ * The fuzzy scenario's word for request i. English: the request's word with one letter dropped. Large: one
+ * typo, or two in half the words of 6 or more letters.
+ */
+function typoWords(words) {
+  if (VOCABULARY === 'english') {
+    return (i) => {
+      const w = words[i % words.length];
+      return w.slice(0, (i % (w.length - 1)) + 1) + w.slice((i % (w.length - 1)) + 2);
+    };
+  }
+  const rand = random(5);
+  const typos = words.map((w) => {
+    const once = typo(w, rand);
+    return w.length >= 6 && rand() < 0.5 ? typo(once, rand) : once;
+  });
+  return (i) => typos[i % typos.length];
+}
+
 const enc = encodeURIComponent;
-const SCENARIOS = {
-  text: (i) => `text.en=${enc(QUERY_WORDS[i % QUERY_WORDS.length])}`,
-  fuzzy: (i) => `text.en=${enc(typo(QUERY_WORDS[i % QUERY_WORDS.length], i))}&fuzzy=true`,
+const scenarios = (words, typoWord) => ({
+  text: (i) => `text.en=${enc(words[i % words.length])}`,
+  fuzzy: (i) => `text.en=${enc(typoWord(i))}&fuzzy=true`,
   facets: (i) =>
-    `text.en=${enc(QUERY_WORDS[i % QUERY_WORDS.length])}` +
+    `text.en=${enc(words[i % words.length])}` +
     `&filter.query=${enc('objectTypeProperty.arrayOfIntExample:range (100 to 900)')}` +
     `&filter=${enc('objectTypeProperty.arrayOfObjectType.integerExample:exists')}` +
     `&facet=${enc('objectTypeProperty.arrayOfStringExample')}` +
     `&facet=${enc('objectTypeProperty.arrayOfIntExample:range (* to 250), (250 to 500), (500 to *)')}` +
     `&facet=${enc(`objectTypeProperty.arrayOfObjectType.integerExample:9223372036854775807 counting resources as max`)}`,
-};
+});
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
@@ -184,11 +266,14 @@ try {
   log(`service ready at ${service.url} (${SERVICE_DIST})`);
   await client.connect();
   await seed(client);
+  const vocabulary = (await client.query('SELECT count(*)::int AS n FROM search_word WHERE project_key = $1', [PROJECT])).rows[0].n;
+  const words = await queryWords(client);
   const auth = await fetchToken(service.url, CLIENT);
   const results = [];
   const only = process.env.SEARCH_BENCH_SCENARIOS?.split(',');
-  for (const [name, build] of Object.entries(SCENARIOS)) if (!only || only.includes(name)) results.push(await measure(service.url, auth, name, build));
+  for (const [name, build] of Object.entries(scenarios(words, typoWords(words)))) if (!only || only.includes(name)) results.push(await measure(service.url, auth, name, build));
   console.log(`\nsearchApiPattern over ${COUNT} resources, ${REQUESTS} sequential requests per scenario (after ${WARMUP} warm-up):`);
+  console.log(`vocabulary: ${VOCABULARY}, ${vocabulary} distinct words in search_word of project ${PROJECT}`);
   console.log('scenario   p50 ms   p95 ms   p99 ms   mean total matches');
   for (const r of results) {
     console.log(`${r.name.padEnd(8)} ${r.p50.toFixed(1).padStart(8)} ${r.p95.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)}   ${r.meanTotal}`);

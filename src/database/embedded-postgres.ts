@@ -4,13 +4,14 @@ import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { fuzzystrmatch } from '@electric-sql/pglite/contrib/fuzzystrmatch';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 /**
  * Extensions every opener of an embedded data directory must load, or writes fail once an index
  * uses them (STACK.md). The app and the operator CLI both open the directory through this file.
  */
-const EXTENSIONS = { pg_trgm, fuzzystrmatch };
+const EXTENSIONS = { pg_trgm, fuzzystrmatch, btree_gin };
 
 /**
  * PostgreSQL settings of the embedded database, after PGlite's own. Its buffer cache lives in the

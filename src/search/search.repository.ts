@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../database/database.js';
+import { Database, type Statement } from '../database/database.js';
 import type { ColumnSpec, SearchPath } from '../query-language/catalogue.js';
 import { RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
 import type { FacetExpression, FilterExpression, FilterItem, NumericRange } from '../query-language/search-expression.parser.js';
@@ -217,26 +217,72 @@ function facetSql(facet: FacetExpression, b: Binder): string {
   }
 }
 
+/** Words pg_trgm reads as one word of exactly these characters, whatever the database's locale. */
+const PLAIN_WORD = `'^[a-z]+$'`;
+
+/** The vocabulary words `s` of the project that `where` admits, judged exactly: within distance `q.k` of `q.word`. */
+const judged = (where: string) => `
+    SELECT s.word, levenshtein_less_equal(s.word, q.word, q.k) AS distance FROM search_word s
+    WHERE s.project_key = $1 AND ${where}
+      AND s.word <> q.word AND levenshtein_less_equal(s.word, q.word, q.k) <= q.k`;
+
+const BY_LENGTH = 'char_length(s.word) BETWEEN char_length(q.word) - q.k AND char_length(q.word) + q.k';
+
+/**
+ * Each query word's neighbours ($2 words, $3 distances, $1 project): every candidate is judged by
+ * `levenshtein_less_equal` (the same words, in the same order, as judging the whole vocabulary).
+ *
+ * Candidates of a plain word q (a–z) at distance k come from the trigram index (migration 1763700000009).
+ * It misses none: let A be q's trigrams (pg_trgm pads a word with two spaces in front and one behind,
+ * so q has |q| + 1 trigram positions; A is the set of distinct ones) and B those of a plain word w
+ * within distance k. Take an alignment of q and w with at most k edits. A trigram position of q whose
+ * three characters are all kept, unchanged and adjacent in w reads the same in w; a substitution or
+ * deletion of a character spoils the positions that cover it (3 at most), an insertion those that span
+ * it (2). So at most 3k positions of q are spoiled, and a trigram of A is missing from B only if all its
+ * positions are spoiled: |A ∩ B| ≥ |A| − 3k. The same from w's side: |B \ A| ≤ 3k, so |A ∪ B| ≤ |A| + 3k,
+ * and pg_trgm's similarity |A ∩ B| / |A ∪ B| ≥ (|A| − 3k) / (|A| + 3k). With `pg_trgm.similarity_threshold`
+ * a little below that bound (float4 arithmetic in pg_trgm is far finer than 1e-6), `w % q` holds, and
+ * its GIN scan, which admits a row when at least threshold × |A| trigrams of A are present, admits w.
+ * The threshold is set for this statement only (`set_config(…, true)`) by an InitPlan of the trigram
+ * branch's one-time filter, which runs before that branch's scan for each query word (EXPLAIN shows it;
+ * a word that skips the branch gets '1', a valid value should the filter evaluate it anyway).
+ *
+ * The bound needs both words plain: pg_trgm splits words at characters that are not letters or digits
+ * in the database's locale (`foo-bar` is two words; `ä` is a letter or not, by locale), so for other
+ * words it proves nothing. Plain words are therefore matched by the index, the others (few) by length
+ * from `search_word_other_length_idx`; and a query word that is not plain, or whose bound
+ * |A| − 3k is below 2 (every word of 6 letters at distance 2, or of 3 letters at distance 1: a bound of 1 admits
+ * every word sharing one trigram, a slower scan than by length), is matched against every word of about its
+ * length, as before the index.
+ */
+const NEIGHBOURS: Statement = {
+  name: 'search_neighbours',
+  text: `
+  SELECT q.i, w.word
+  FROM (SELECT q.i, q.word, q.k, q.indexed,
+               CASE WHEN q.indexed THEN ((q.trigrams - 3 * q.k)::float8 / (q.trigrams + 3 * q.k) - 1e-6)::text ELSE '1' END AS threshold
+        FROM (SELECT q.i, q.word, q.k, cardinality(show_trgm(q.word)) AS trigrams,
+                     q.word ~ ${PLAIN_WORD} AND cardinality(show_trgm(q.word)) - 3 * q.k >= 2 AS indexed
+              FROM unnest($2::text[], $3::integer[]) WITH ORDINALITY AS q(word, k, i)) q) q
+  CROSS JOIN LATERAL (
+    SELECT c.word FROM (${judged(`q.indexed AND (SELECT set_config('pg_trgm.similarity_threshold', q.threshold, true)) IS NOT NULL AND s.word % q.word`)}
+      UNION${judged(`q.indexed AND s.word !~ ${PLAIN_WORD} AND ${BY_LENGTH}`)}
+      UNION${judged(`NOT q.indexed AND ${BY_LENGTH}`)}) c
+    ORDER BY c.distance, c.word COLLATE "C" LIMIT ${FUZZY_MAX_ALTERNATIVES}) w`,
+};
+
 /** The SQL of the search endpoint. */
 @Injectable()
 export class SearchRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * The project's words within each query word's distance (Levenshtein, nearest first), from the
-   * vocabulary the write trigger keeps; candidates are narrowed by length before they are judged.
+   * The project's words within each query word's distance (Levenshtein, nearest first, then byte-wise),
+   * from the vocabulary the write trigger keeps. See NEIGHBOURS for how candidates are found.
    */
   async findNeighbours(projectKey: string, words: FuzzyWord[]): Promise<string[][]> {
     if (words.length === 0) return [];
-    const rows = await this.db.query<{ i: string; word: string }>(
-      `SELECT q.i, w.word FROM unnest($2::text[], $3::integer[]) WITH ORDINALITY AS q(word, k, i)
-       CROSS JOIN LATERAL (
-         SELECT s.word FROM search_word s
-         WHERE s.project_key = $1 AND char_length(s.word) BETWEEN char_length(q.word) - q.k AND char_length(q.word) + q.k
-           AND s.word <> q.word AND levenshtein_less_equal(s.word, q.word, q.k) <= q.k
-         ORDER BY levenshtein_less_equal(s.word, q.word, q.k), s.word COLLATE "C" LIMIT ${FUZZY_MAX_ALTERNATIVES}) w`,
-      [projectKey, words.map((w) => w.word), words.map((w) => w.distance)],
-    );
+    const rows = await this.db.query<{ i: string; word: string }>(NEIGHBOURS, [projectKey, words.map((w) => w.word), words.map((w) => w.distance)]);
     const found = words.map((): string[] => []);
     for (const row of rows) found[Number(row.i) - 1].push(row.word);
     return found;
