@@ -7,13 +7,16 @@ export interface SearchConfig {
   configs: string[];
 }
 
-/** SEARCH_LANGUAGES: `none` or a comma list of language codes (default `en`). */
+/**
+ * SEARCH_LANGUAGES: a comma list of language codes, English among them (CONTRACT.md §5: "the languages
+ * the server is configured to index, English at least"); default `en`.
+ */
 export const searchConfig = configSection('search', (read): SearchConfig => {
   const languages = read.string('SEARCH_LANGUAGES', 'en');
-  const codes = languages === 'none' ? [] : languages.split(',').map((code) => code.trim());
+  const codes = languages.split(',').map((code) => code.trim());
   const known = (code: string) => Object.hasOwn(LANGUAGE_CONFIGS, code);
-  if (!codes.every(known)) {
-    read.problems.push(`SEARCH_LANGUAGES: 'none' or a comma list of ${Object.keys(LANGUAGE_CONFIGS).join(', ')} (got '${languages}')`);
+  if (!codes.every(known) || !codes.includes('en')) {
+    read.problems.push(`SEARCH_LANGUAGES: a comma list of ${Object.keys(LANGUAGE_CONFIGS).join(', ')} with en among them (got '${languages}')`);
   }
   return { configs: [...new Set(codes.filter(known).map((code) => LANGUAGE_CONFIGS[code]))] };
 });

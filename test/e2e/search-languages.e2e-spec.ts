@@ -86,30 +86,26 @@ describe('search languages (SEARCH_LANGUAGES)', () => {
     }
   });
 
-  it('a restart with languages removed deletes their rows; none keeps simple alone', async () => {
-    const t = await createTestApp(env('none'));
+  it('a restart with a language removed deletes its rows (and leaves the default for the files after this one)', async () => {
+    const t = await createTestApp(env('en'));
     try {
-      expect(await listed(t)).toEqual(['simple']);
-      expect(await configsOf(t, ids.run)).toEqual(['simple']);
-      expect(await keys(t, 'en', 'runs')).toEqual(['r2']);
-      expect(await keys(t, 'en', 'running')).toEqual([]);
+      expect(await listed(t)).toEqual(['english', 'simple']);
+      expect(await configsOf(t, ids.haus)).toEqual(['english', 'simple']);
+      const german = await t.app.get(Database).query<{ n: number }>("SELECT count(*)::integer AS n FROM resource_search WHERE config = 'german'");
+      expect(german).toEqual([{ n: 0 }]);
+      expect(await keys(t, 'de', 'Häuser')).toEqual([]);
+      expect(await keys(t, 'en', 'running')).toEqual(['r2']);
     } finally {
       await t.close();
     }
-    // Back to the default for the test files after this one (on PostgreSQL they share the database).
-    const back = await createTestApp(env());
-    try {
-      expect(await listed(back)).toEqual(['english', 'simple']);
-      expect(await configsOf(back, ids.run)).toEqual(['english', 'simple']);
-      expect(await keys(back, 'en', 'running')).toEqual(['r2']);
-    } finally {
-      await back.close();
-    }
   });
 
-  it('refuses an unknown language at start-up', () => {
-    expect(() => loadConfig({ SEARCH_LANGUAGES: 'en,xx' })).toThrow(/SEARCH_LANGUAGES: 'none' or a comma list of en, de, fr, es, it, nl, pt \(got 'en,xx'\)/);
+  it('refuses an unknown language, and a list without English, at start-up', () => {
+    expect(() => loadConfig({ SEARCH_LANGUAGES: 'en,xx' })).toThrow(/SEARCH_LANGUAGES: a comma list of en, de, fr, es, it, nl, pt with en among them \(got 'en,xx'\)/);
     expect(() => loadConfig({ SEARCH_LANGUAGES: 'english' })).toThrow(/SEARCH_LANGUAGES/);
+    // English at least (CONTRACT.md §5).
+    expect(() => loadConfig({ SEARCH_LANGUAGES: 'de' })).toThrow(/with en among them \(got 'de'\)/);
+    expect(() => loadConfig({ SEARCH_LANGUAGES: 'none' })).toThrow(/SEARCH_LANGUAGES/);
     expect(loadConfig({ SEARCH_LANGUAGES: 'de, en,de' }).search.configs).toEqual(['german', 'english']);
     expect(loadConfig({}).search.configs).toEqual(['english']);
   });
