@@ -2,7 +2,15 @@
  * Scopes are `<name>:<projectKey>`, plus `customer_id_test:<id>` on customer-bound clients
  * (CONTRACT.md §7). Pure functions: the guard, the token endpoint and the client API use them.
  */
-export const SCOPE_NAMES = ['manage_test', 'view_test', 'manage_my_profile_test', 'manage_products', 'manage_api_clients'] as const;
+export const SCOPE_NAMES = [
+  'manage_test',
+  'view_test',
+  'manage_my_profile_test',
+  'manage_products',
+  'manage_api_clients',
+  'view_messages',
+  'view_audit_log',
+] as const;
 export type ScopeName = (typeof SCOPE_NAMES)[number];
 export const CUSTOMER_SCOPE = 'customer_id_test';
 

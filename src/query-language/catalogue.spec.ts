@@ -59,3 +59,16 @@ describe('a catalogue', () => {
     expect(MESSAGES.searchPaths.size).toBe(0);
   });
 });
+
+describe('the message catalogue', () => {
+  it('shows constants, objects of columns and the payload after the common members', async () => {
+    const { MESSAGE_CATALOGUE, MESSAGE_JSON } = await import('./message.catalogue.js');
+    expect(MESSAGE_CATALOGUE.json).toContain("'version', 1");
+    expect(MESSAGE_CATALOGUE.json).toContain("'resource', json_build_object('typeId', 'resource', 'id', m.resource_id)");
+    expect(MESSAGE_JSON).toContain("|| ',' || m.payload || '}'");
+    expect(error(() => parseWhere(MESSAGE_CATALOGUE, 'version = 1'))).toContain('unknown field "version"');
+    expect(error(() => parseWhere(MESSAGE_CATALOGUE, 'resource(typeId = "resource")'))).toBe(
+      'expected a field of resource (id) but found unknown field "typeId" (line 1, column 10)',
+    );
+  });
+});

@@ -72,6 +72,14 @@ export interface DocumentSpec {
   members: readonly (ArraySpec | ObjectArraySpec)[];
 }
 
+/** A value every row shows the same (a message's `version: 1`, its `resource.typeId`); never queried. */
+export interface ConstantSpec {
+  kind: 'constant';
+  name: string;
+  /** A SQL literal: `1`, `'resource'`. */
+  sql: string;
+}
+
 /**
  * Columns shown and queried as one object, `name(<predicate on its fields>)`: a message's `resource(id = …)`
  * is its column `resource_id`. Its members filter only.
@@ -79,10 +87,10 @@ export interface DocumentSpec {
 export interface ObjectSpec {
   kind: 'object';
   name: string;
-  members: readonly Omit<ColumnSpec, 'sortable' | 'searchable' | 'searchCopy'>[];
+  members: readonly (Omit<ColumnSpec, 'sortable' | 'searchable' | 'searchCopy'> | ConstantSpec)[];
 }
 
-export type FieldSpec = ColumnSpec | DocumentSpec | ObjectSpec;
+export type FieldSpec = ColumnSpec | DocumentSpec | ObjectSpec | ConstantSpec;
 
 /** A model's fields in the order its JSON shows them; `alias` is the table's alias in every statement. */
 export interface CatalogueSpec {
@@ -176,16 +184,21 @@ export function compileCatalogue(spec: CatalogueSpec): Catalogue {
 
   /** A column as JSON (date-times as ISO 8601 text in UTC, to the millisecond). */
   const columnJson = (field: ColumnSpec | ObjectSpec['members'][number]) => {
+    if (field.kind === 'constant') return `'${field.name}', ${field.sql}`;
     const sql = columnSql(field.column);
     return `'${field.name}', ${field.type === 'datetime' ? `to_char(${sql} AT TIME ZONE 'UTC', ${TIMESTAMP})` : sql}`;
   };
   /** The filterable columns among `fields`, as `where` compares them. */
   const scalars = (fields: readonly (ColumnSpec | ObjectSpec['members'][number])[]): QueryField[] =>
     fields.flatMap((f) =>
-      f.filterable && f.type !== 'json' ? [{ kind: 'scalar' as const, name: f.name, type: f.type, sql: columnSql(f.column), nullable: f.nullable ?? false }] : [],
+      f.kind === 'column' && f.filterable && f.type !== 'json' ? [{ kind: 'scalar' as const, name: f.name, type: f.type, sql: columnSql(f.column), nullable: f.nullable ?? false }] : [],
     );
 
   for (const field of spec.fields) {
+    if (field.kind === 'constant') {
+      json.push(columnJson(field));
+      continue;
+    }
     if (field.kind === 'object') {
       top.push({ kind: 'object', name: field.name, scope: scope(scalars(field.members), field.name) });
       json.push(`'${field.name}', json_build_object(${field.members.map(columnJson).join(', ')})`);
