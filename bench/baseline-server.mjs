@@ -97,11 +97,16 @@ async function update(req, res, projectKey, id) {
   }
   if (!UUID.test(id)) return error(res, 404, 'ResourceNotFound', `The resource with ID '${id}' was not found.`);
   // The bench sends changeSomeProperty only; the last one wins, as in the service.
+  // Their messages as the service records them (CONTRACT.md §11): the old value from the row for the
+  // first, from the action before for the others.
   let someProperty;
+  const messages = [];
   for (const action of body.actions) {
     if (action?.action !== 'changeSomeProperty' || typeof action.someProperty !== 'string') {
       return error(res, 400, 'InvalidInput', 'The baseline knows only changeSomeProperty.');
     }
+    const p = `"someProperty":${JSON.stringify(action.someProperty)}`;
+    messages.push(someProperty === undefined ? { t: 'SomePropertyChanged', p, o: 'someProperty' } : { t: 'SomePropertyChanged', p: `${p},"oldSomeProperty":${JSON.stringify(someProperty)}` });
     someProperty = action.someProperty;
   }
   if (someProperty !== undefined) {
@@ -113,6 +118,7 @@ async function update(req, res, projectKey, id) {
       false, null,
       null,
       false,
+      messages.length, JSON.stringify(messages),
     ]);
     if (row) return send(res, 200, row.json);
   }

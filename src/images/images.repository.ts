@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { Database } from '../database/database.js';
 import { RESOURCE_JSON } from '../resource/resource.repository.js';
+import { recordChanges, writtenColumns } from '../change-log/record-changes.js';
 
 /** An image's row: what serving needs. */
 export interface StoredImage {
@@ -35,14 +36,20 @@ export interface ClaimedJob {
 }
 
 /**
- * Appends an image to a resource: a new version, lastModifiedAt/By. One statement that reads and
- * writes the row under its lock, so a concurrent write is never lost and no version check can fail;
- * an image already listed is not added twice.
+ * Appends an image to a resource: a new version, lastModifiedAt/By, and its `ImageAdded` message with the
+ * version's record (CONTRACT.md §11). One statement that reads and writes the row under its lock, so a
+ * concurrent write is never lost and no version check can fail; an image already listed is not added
+ * twice. Answers `json`, the resource after the attach, when it attached.
  */
-const ATTACH = `UPDATE resource r SET images = r.images || jsonb_build_array($3::jsonb),
-                  version = r.version + 1, last_modified_at = now(), last_modified_by = $4::jsonb
-                WHERE r.id = $1 AND r.project_key = $2
-                  AND NOT r.images @> jsonb_build_array(jsonb_build_object('id', $5::text))`;
+const ATTACH = `WITH w AS (
+    UPDATE resource r SET images = r.images || jsonb_build_array($3::text::jsonb),
+      version = r.version + 1, last_modified_at = now(), last_modified_by = $4::jsonb,
+      message_sequence = r.message_sequence + 1
+    WHERE r.id = $1 AND r.project_key = $2
+      AND NOT r.images @> jsonb_build_array(jsonb_build_object('id', $5::text))
+    RETURNING ${writtenColumns(RESOURCE_JSON, '1')}
+  ), c AS (SELECT 1 AS n, 'ImageAdded' AS type, '"image":' || $3::text AS payload),
+  ${recordChanges({ version: true })}`;
 
 /** The SQL of the images module: `image`, `image_job`, and the attach to `resource`. */
 @Injectable()
@@ -63,14 +70,11 @@ export class ImagesRepository {
    */
   async attachNow(image: NewImage): Promise<string | undefined> {
     const row = await this.db.one<{ json: string }>(
-      `WITH target AS (
-         ${ATTACH}
-         RETURNING r.id, ${RESOURCE_JSON} AS json
-       ), saved AS (
+      `${ATTACH}, saved AS (
          INSERT INTO image (id, project_key, resource_id, sha256, content_type, size, image, created_at)
-         SELECT $5::uuid, $2::varchar, target.id, $6::text, $7::text, $8::integer, $3::jsonb, $9::timestamptz FROM target
+         SELECT $5::uuid, $2::varchar, w.id, $6::text, $7::text, $8::integer, $3::text::jsonb, $9::timestamptz FROM w
        )
-       SELECT json FROM target`,
+       SELECT w.json FROM w`,
       [image.resourceId, image.projectKey, image.json, image.modifiedBy, image.id, image.sha256, image.contentType, image.size, image.createdAt],
     );
     return row?.json;
@@ -134,7 +138,7 @@ export class ImagesRepository {
    * resource is gone, the image is dropped with its job. Returns what happened.
    */
   async completeJob(client: PoolClient, job: ClaimedJob): Promise<'attached' | 'already-attached' | 'resource-gone'> {
-    const attached = await client.query(`${ATTACH} RETURNING r.id`, [job.resourceId, job.projectKey, job.image, job.modifiedBy, job.imageId]);
+    const attached = await client.query(`${ATTACH} SELECT w.id FROM w`, [job.resourceId, job.projectKey, job.image, job.modifiedBy, job.imageId]);
     let outcome: 'attached' | 'already-attached' | 'resource-gone' = 'attached';
     if (attached.rowCount === 0) {
       const exists = await client.query('SELECT 1 FROM resource r WHERE r.id = $1 AND r.project_key = $2', [job.resourceId, job.projectKey]);

@@ -54,7 +54,7 @@ export class ResourceItemController {
   @ApiOperation({ summary: 'Deletes a resource' })
   @ApiResponse({ status: 200, type: ObjectTestTypeDto })
   @ApiErrors(400, 404, 409)
-  deleteResource(@ProjectKey() projectKey: string, @Param('id') id: string, @Query() query: DeleteResourceQueryDto): Promise<string> {
-    return this.resources.delete(projectKey, id, query.version);
+  deleteResource(@ProjectKey() projectKey: string, @Param('id') id: string, @Query() query: DeleteResourceQueryDto, @CurrentPrincipal() by: Principal): Promise<string> {
+    return this.resources.delete(projectKey, id, query.version, by);
   }
 }

@@ -9,6 +9,7 @@ import type { ResourceChanges } from './update-actions.js';
 import type { Merge } from '../query-language/catalogue.js';
 import { OBJECT_TYPE_PROPERTY, RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
 import type { SqlCondition } from './resource-filter.js';
+import { member, recordChanges, writtenColumns } from '../change-log/record-changes.js';
 
 /**
  * The resource as the API shows it, built by PostgreSQL as JSON text from the catalogue's fields: one
@@ -36,6 +37,35 @@ const MERGED_ARRAYS = OBJECT_TYPE_PROPERTY.members.map((f) => `'${f.name}', ${ME
 /** `GET /resource` merges at most this many resources (CONTRACT.md §3). */
 export const MERGE_LIMIT = 500;
 
+/**
+ * Replaces the locked row `o` (the resource with the draft's key): the document, `published` when the draft
+ * gives it, and one or two messages' worth of sequence. Arguments are placeholders: the document's JSON
+ * text, the modifier, the draft's `publish` value, whether it was given, the expected version, the owner.
+ */
+const REPLACE_FROM_O = (document: string, by: string, publish: string, publishGiven: string, expected: string, owner: string) => {
+  const flagChanged = `(${publishGiven}::boolean AND o.published IS DISTINCT FROM ${publish}::boolean)`;
+  return `UPDATE resource r SET object_type_property = ${document}::text::jsonb,
+               published = CASE WHEN ${publishGiven}::boolean THEN ${publish}::boolean ELSE r.published END,
+               version = r.version + 1, last_modified_at = now(), last_modified_by = ${by}::jsonb,
+               message_sequence = r.message_sequence + CASE WHEN ${flagChanged} THEN 2 ELSE 1 END
+             FROM o WHERE r.id = o.id AND (${expected}::integer IS NULL OR r.version = ${expected}::integer)
+               AND (${owner}::text IS NULL OR r.created_by->>'customerId' = ${owner}::text)
+             RETURNING ${writtenColumns(RESOURCE_JSON, `CASE WHEN ${flagChanged} THEN 2 ELSE 1 END`)},
+                       false AS created, ${flagChanged} AS flag_changed, r.published`;
+};
+
+/**
+ * The messages of a create or replace by a draft (CONTRACT.md §11): `ResourceCreated` with the new
+ * representation, or `ObjectTypePropertySet` (the draft's document) followed by `ResourcePublished` or
+ * `ResourceUnpublished` when the flag changed.
+ */
+const OVERWRITE_MESSAGES = (document: string) => `
+  SELECT 1 AS n, CASE WHEN w.created THEN 'ResourceCreated' ELSE 'ObjectTypePropertySet' END AS type,
+         CASE WHEN w.created THEN ${member('representation', 'w.json')} ELSE ${member('objectTypeProperty', `${document}::text`)} END AS payload
+  FROM w
+  UNION ALL
+  SELECT 2, CASE WHEN w.published THEN 'ResourcePublished' ELSE 'ResourceUnpublished' END, '' FROM w WHERE w.flag_changed`;
+
 /** The statements of the hot paths; `bench/baseline-server.mjs` runs the very same SQL. */
 export const RESOURCE_SQL = {
   byId: {
@@ -55,49 +85,79 @@ export const RESOURCE_SQL = {
     name: 'resource_state_by_key',
     text: `SELECT r.version, r.created_by->>'customerId' AS "customerId" FROM resource r WHERE r.project_key = $1 AND r.key = $2`,
   },
-  // Create, or replace the resource with that key: the version and owner checks are part of the
-  // conflict clause, so check and write are one atomic statement. `xmax = 0` tells an insert.
+  // Create, or replace the resource with that key, and record the change (CONTRACT.md §11). The existing
+  // row is read under its lock first (`o`): the replace sees exactly that row, so whether `published`
+  // changed is known, and the version and owner checks are part of the write. A key first inserted by
+  // another writer after `o` was read is left alone (DO NOTHING): no row comes back, and the service
+  // tries again. Without a key, a resource is always created.
   upsert: {
     name: 'resource_upsert',
-    text: `INSERT INTO resource AS r (id, project_key, key, version, created_at, last_modified_at,
-             created_by, last_modified_by, published, object_type_property)
-           VALUES ($1, $2, $3, 1, now(), now(), $4::jsonb, $4::jsonb, $5, $6::jsonb)
-           ON CONFLICT (project_key, key) DO UPDATE SET
-             object_type_property = EXCLUDED.object_type_property,
-             published = CASE WHEN $9::boolean THEN EXCLUDED.published ELSE r.published END,
-             version = r.version + 1, last_modified_at = now(), last_modified_by = EXCLUDED.last_modified_by
-           WHERE ($7::integer IS NULL OR r.version = $7) AND ($8::text IS NULL OR r.created_by->>'customerId' = $8)
-           RETURNING r.id, (r.xmax = 0) AS created, ${RESOURCE_JSON} AS json`,
+    text: `WITH o AS (
+             SELECT r.id, r.published FROM resource r WHERE r.project_key = $2 AND r.key = $3 FOR UPDATE
+           ), u AS (
+             ${REPLACE_FROM_O('$6', '$4', '$5', '$9', '$7', '$8')}
+           ), i AS (
+             INSERT INTO resource AS r (id, project_key, key, version, created_at, last_modified_at,
+               created_by, last_modified_by, published, object_type_property, message_sequence)
+             SELECT $1, $2, $3, 1, now(), now(), $4::jsonb, $4::jsonb, $5, $6::text::jsonb, 1
+             WHERE NOT EXISTS (SELECT FROM o)
+             ON CONFLICT (project_key, key) DO NOTHING
+             RETURNING ${writtenColumns(RESOURCE_JSON, '1')}, true AS created, false AS flag_changed, r.published
+           ), w AS (SELECT * FROM i UNION ALL SELECT * FROM u),
+           c AS (${OVERWRITE_MESSAGES('$6')}),
+           ${recordChanges({ version: true })}
+           SELECT w.id, w.created, w.json FROM w`,
   },
   replaceByKey: {
     name: 'resource_replace_by_key',
-    text: `UPDATE resource r SET object_type_property = $3::jsonb,
-             published = CASE WHEN $6::boolean THEN $5 ELSE r.published END,
-             version = r.version + 1, last_modified_at = now(), last_modified_by = $4::jsonb
-           WHERE r.project_key = $1 AND r.key = $2 AND ($7::integer IS NULL OR r.version = $7)
-           RETURNING r.id, ${RESOURCE_JSON} AS json`,
+    text: `WITH o AS (
+             SELECT r.id, r.published FROM resource r WHERE r.project_key = $1 AND r.key = $2 FOR UPDATE
+           ), w AS (
+             ${REPLACE_FROM_O('$3', '$4', '$5', '$6', '$7', 'NULL')}
+           ), c AS (${OVERWRITE_MESSAGES('$3')}),
+           ${recordChanges({ version: true })}
+           SELECT w.id, w.json FROM w`,
   },
-  // Every update action reduces to field assignments; flags say which fields the actions touched.
+  // Every update action reduces to field assignments; flags say which fields the actions touched. The
+  // messages come from the actions ($16: `[{t: type, p: payload, o?: the field whose value before the
+  // write the payload names}]`, $15 of them); `o` holds the row's values before the write, under its lock.
   update: {
     name: 'resource_update',
-    text: `UPDATE resource r SET
-             version = r.version + 1, last_modified_at = now(), last_modified_by = $4::jsonb,
-             some_property = CASE WHEN $5::boolean THEN $6::text ELSE r.some_property END,
-             second_property_to_update = CASE WHEN $7::boolean THEN $8::text ELSE r.second_property_to_update END,
-             key = CASE WHEN $9::boolean THEN $10::varchar ELSE r.key END,
-             object_type_property = CASE WHEN $11::boolean THEN $12::jsonb ELSE r.object_type_property END,
-             published = COALESCE($13::boolean, r.published),
-             images = CASE WHEN $14::boolean THEN
-               (SELECT COALESCE(jsonb_agg(i.image || '{"staged": false}' ORDER BY i.n), '[]'::jsonb)
-                  FROM jsonb_array_elements(r.images) WITH ORDINALITY AS i(image, n))
-               ELSE r.images END
-           WHERE r.id = $1 AND r.project_key = $2 AND r.version = $3
-           RETURNING ${RESOURCE_JSON} AS json`,
+    text: `WITH o AS (
+             SELECT r.id, r.some_property, r.key FROM resource r WHERE r.id = $1 AND r.project_key = $2 FOR UPDATE
+           ), w AS (
+             UPDATE resource r SET
+               version = r.version + 1, last_modified_at = now(), last_modified_by = $4::jsonb,
+               some_property = CASE WHEN $5::boolean THEN $6::text ELSE r.some_property END,
+               second_property_to_update = CASE WHEN $7::boolean THEN $8::text ELSE r.second_property_to_update END,
+               key = CASE WHEN $9::boolean THEN $10::varchar ELSE r.key END,
+               object_type_property = CASE WHEN $11::boolean THEN $12::jsonb ELSE r.object_type_property END,
+               published = COALESCE($13::boolean, r.published),
+               images = CASE WHEN $14::boolean THEN
+                 (SELECT COALESCE(jsonb_agg(i.image || '{"staged": false}' ORDER BY i.n), '[]'::jsonb)
+                    FROM jsonb_array_elements(r.images) WITH ORDINALITY AS i(image, n))
+                 ELSE r.images END,
+               message_sequence = r.message_sequence + $15::integer
+             FROM o WHERE r.id = o.id AND r.version = $3
+             RETURNING ${writtenColumns(RESOURCE_JSON, '$15::integer')}, o.some_property AS old_some_property, o.key AS old_key
+           ), c AS (
+             SELECT x.n, x.e->>'t' AS type, concat_ws(',', NULLIF(x.e->>'p', ''), CASE x.e->>'o'
+                 WHEN 'someProperty' THEN ${member('oldSomeProperty', 'to_json(w.old_some_property)::text')}
+                 WHEN 'key' THEN ${member('oldKey', 'to_json(w.old_key)::text')} END) AS payload
+             FROM w, json_array_elements($16::json) WITH ORDINALITY AS x(e, n)
+           ),
+           ${recordChanges({ version: true })}
+           SELECT w.json FROM w`,
   },
   delete: {
     name: 'resource_delete',
-    text: `DELETE FROM resource r WHERE r.id = $1 AND r.project_key = $2 AND ($3::integer IS NULL OR r.version = $3)
-           RETURNING ${RESOURCE_JSON} AS json`,
+    text: `WITH w AS (
+             DELETE FROM resource r WHERE r.id = $1 AND r.project_key = $2 AND ($3::integer IS NULL OR r.version = $3)
+             RETURNING r.id, r.project_key, r.key, r.version + 1 AS version, now() AS changed_at, $4::jsonb AS changed_by,
+                       r.message_sequence + 1 AS first_sequence, ${RESOURCE_JSON} AS json
+           ), c AS (SELECT 1 AS n, 'ResourceDeleted' AS type, '' AS payload),
+           ${recordChanges({ version: false })}
+           SELECT w.json FROM w`,
   },
 } satisfies Record<string, Statement>;
 const SQL = RESOURCE_SQL;
@@ -198,6 +258,8 @@ export class ResourceRepository {
         changes.objectTypeProperty ?? null,
         changes.published ?? null,
         changes.publishImages,
+        changes.messages.length,
+        JSON.stringify(changes.messages),
       ]);
       return row?.json;
     } catch (error) {
@@ -205,8 +267,8 @@ export class ResourceRepository {
     }
   }
 
-  async delete(projectKey: string, id: string, expectedVersion: number | undefined): Promise<string | undefined> {
-    return (await this.db.one<{ json: string }>(SQL.delete, [id, projectKey, expectedVersion ?? null]))?.json;
+  async delete(projectKey: string, id: string, expectedVersion: number | undefined, by: Modifier): Promise<string | undefined> {
+    return (await this.db.one<{ json: string }>(SQL.delete, [id, projectKey, expectedVersion ?? null, modifierJson(by)]))?.json;
   }
 
   /** The merged ArrayTestType of GET /resource and the number of matches (CONTRACT.md §3). */

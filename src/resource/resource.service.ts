@@ -36,21 +36,23 @@ export class ResourceService {
 
   /**
    * POST and PUT /resource: create, or replace the resource with the draft's key (CONTRACT.md §2).
-   * The checks (version, owner) and the write are one statement; when it writes nothing, a read
-   * tells the client why. A resource deleted in between is simply created on the next attempt.
+   * The checks (version, owner) and the write are one statement; when it writes nothing, a read tells
+   * the client why. When nothing stood in the way (the key was taken or freed by another writer in
+   * between), the statement runs again.
    */
   async createOrReplace(projectKey: string, draft: ObjectTestTypeDraftDto, by: Principal): Promise<WrittenResource> {
     const input = { ...upsertInput(draft), ownerCustomerId: by.customerOnly ? by.customerId : undefined };
-    for (let attempt = 0; attempt < 3; attempt++) {
+    let version: number | undefined;
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const written = await this.resources.upsert(projectKey, input, by);
       if (written) return written;
       const state = await this.resources.findStateByKey(projectKey, draft.key!);
-      if (state) {
-        if (by.customerOnly && state.customerId !== by.customerId) notFoundByKey(draft.key!);
-        throw DomainError.concurrentModification(state.version);
-      }
+      if (!state) continue;
+      if (by.customerOnly && state.customerId !== by.customerId) notFoundByKey(draft.key!);
+      if (input.expectedVersion !== undefined && state.version !== input.expectedVersion) throw DomainError.concurrentModification(state.version);
+      version = state.version;
     }
-    throw DomainError.notFound();
+    throw version === undefined ? DomainError.notFound() : DomainError.concurrentModification(version);
   }
 
   /** PATCH /resource: replace the resource with the draft's key, which must exist. */
@@ -74,14 +76,17 @@ export class ResourceService {
     return state.json;
   }
 
-  async delete(projectKey: string, id: string, version: number | undefined): Promise<string> {
-    const json = await this.resources.delete(projectKey, id, version);
+  async delete(projectKey: string, id: string, version: number | undefined, by: Principal): Promise<string> {
+    const json = await this.resources.delete(projectKey, id, version, by);
     if (json) return json;
     const state = await this.resources.findStateById(projectKey, id);
     if (!state) notFound(id);
     throw DomainError.concurrentModification(state.version);
   }
 }
+
+/** How often a create-or-replace runs when other writers keep taking or freeing the key in between. */
+const WRITE_ATTEMPTS = 5;
 
 /** A validated draft as the repository writes it; `version` is the expected version of an update. */
 function upsertInput(draft: ObjectTestTypeDraftDto | KeyedObjectTestTypeDraftDto): UpsertInput {

@@ -11,6 +11,20 @@ export interface ResourceChanges {
   published?: boolean;
   /** A `publish` action makes staged images current. */
   publishImages: boolean;
+  /** The messages of the write, one per action in action order (CONTRACT.md §11). */
+  messages: ActionMessage[];
+}
+
+/**
+ * A message of an update action: its type `t` and payload `p` (the type's members as JSON text without
+ * braces). `o` names the field whose value before the write the message also carries (`oldSomeProperty`,
+ * `oldKey`): the statement adds it from the row, read under its lock. When an earlier action of the same
+ * list set that field, the old value is that action's, and `p` has it already.
+ */
+export interface ActionMessage {
+  t: string;
+  p: string;
+  o?: 'someProperty' | 'key';
 }
 
 /**
@@ -19,9 +33,39 @@ export interface ResourceChanges {
  * conditional UPDATE (all or nothing).
  */
 export function reduceActions(request: UpdateRequestDto): ResourceChanges {
-  const changes: ResourceChanges = { publishImages: false };
-  for (const action of request.actions) apply(action, changes);
+  const changes: ResourceChanges = { publishImages: false, messages: [] };
+  for (const action of request.actions) {
+    changes.messages.push(message(action, changes));
+    apply(action, changes);
+  }
   return changes;
+}
+
+/** `"name":<JSON of value>`, or nothing when the value is absent. */
+const member = (name: string, value: string | null | undefined): string[] => (value == null ? [] : [`"${name}":${JSON.stringify(value)}`]);
+
+/** The action's message; `changes` is the net effect of the actions before it. */
+function message(action: UpdateAction, changes: ResourceChanges): ActionMessage {
+  switch (action.action) {
+    case 'doSomeThing':
+      return { t: 'SomeThingDone', p: '' };
+    case 'changeSomeProperty':
+      return changes.someProperty === undefined
+        ? { t: 'SomePropertyChanged', p: member('someProperty', action.someProperty).join(), o: 'someProperty' }
+        : { t: 'SomePropertyChanged', p: [...member('someProperty', action.someProperty), ...member('oldSomeProperty', changes.someProperty)].join() };
+    case 'importFooForSecondPropertyToUpdate':
+      return { t: 'SecondPropertyToUpdateImported', p: member('secondPropertyToUpdate', action.secondPropertyToUpdate).join() };
+    case 'setKey':
+      return changes.key === undefined
+        ? { t: 'KeySet', p: member('key', action.key).join(), o: 'key' }
+        : { t: 'KeySet', p: [...member('key', action.key), ...member('oldKey', changes.key)].join() };
+    case 'setObjectTypeProperty':
+      return { t: 'ObjectTypePropertySet', p: `"objectTypeProperty":${toJsonText(action.objectTypeProperty)}` };
+    case 'publish':
+      return { t: 'ResourcePublished', p: '' };
+    case 'unpublish':
+      return { t: 'ResourceUnpublished', p: '' };
+  }
 }
 
 function apply(action: UpdateAction, changes: ResourceChanges): void {
