@@ -8,7 +8,9 @@ import { reduceActions } from './update-actions.js';
 
 function checkUpdateRequest(body: unknown) {
   const request = validateBody(UpdateRequestDto, body);
-  return { version: request.version, actionCount: request.actions.length, changes: reduceActions(request) };
+  const { messages, ...changes } = reduceActions(request);
+  expect(messages).toHaveLength(request.actions.length);
+  return { version: request.version, actionCount: request.actions.length, changes };
 }
 
 const ARRAYS = {
@@ -31,6 +33,41 @@ function failure(body: unknown): DomainError {
   }
   throw new Error(`accepted ${JSON.stringify(body)}`);
 }
+
+describe('the messages of an action list (CONTRACT.md §11)', () => {
+  const messagesOf = (actions: unknown[]) => reduceActions(validateBody(UpdateRequestDto, { version: 1, actions })).messages;
+
+  it('gives one message per action, in order, with the new value and where the old one comes from', () => {
+    expect(
+      messagesOf([
+        { action: 'doSomeThing' },
+        { action: 'changeSomeProperty', someProperty: 'a' },
+        { action: 'changeSomeProperty', someProperty: 'b"c' },
+        { action: 'importFooForSecondPropertyToUpdate', secondPropertyToUpdate: 's' },
+        { action: 'setKey', key: 'k-1' },
+        { action: 'setKey' },
+        { action: 'setKey', key: 'k-2' },
+        { action: 'publish' },
+        { action: 'unpublish' },
+      ]),
+    ).toEqual([
+      { t: 'SomeThingDone', p: '' },
+      { t: 'SomePropertyChanged', p: '"someProperty":"a"', o: 'someProperty' },
+      { t: 'SomePropertyChanged', p: '"someProperty":"b\\"c","oldSomeProperty":"a"' },
+      { t: 'SecondPropertyToUpdateImported', p: '"secondPropertyToUpdate":"s"' },
+      { t: 'KeySet', p: '"key":"k-1"', o: 'key' },
+      { t: 'KeySet', p: '"oldKey":"k-1"' },
+      { t: 'KeySet', p: '"key":"k-2"' },
+      { t: 'ResourcePublished', p: '' },
+      { t: 'ResourceUnpublished', p: '' },
+    ]);
+  });
+
+  it('keeps 64-bit integers of setObjectTypeProperty exact', () => {
+    const request = validateBody(UpdateRequestDto, parseJson(`{"version":1,"actions":[{"action":"setObjectTypeProperty","objectTypeProperty":${JSON.stringify(ARRAYS).replace('[1,2,2]', '[9223372036854775807]')}}]}`));
+    expect(reduceActions(request).messages[0].p).toContain('"arrayOfIntExample":[9223372036854775807]');
+  });
+});
 
 describe('checkUpdateRequest', () => {
   describe('reduction of the action list', () => {
