@@ -3,7 +3,8 @@
  * real server processes (`node dist/src/main.js`, built by `pretest`):
  *  - on PostgreSQL (DATABASE_URL set): two processes share the database; a write through one is read
  *    through the other; of 20 concurrent updates carrying the same version, split across both, exactly
- *    one wins; retrying writers lose no update; reads through one process during updates through the
+ *    one wins; retrying writers lose no update; under 20 writers on 5 resources each resource's messages
+ *    are numbered 1..n without gap and its versions are 1..current; reads through one process during updates through the
  *    other never go back in time; a token issued by one is accepted by the other, and a deleted
  *    client's token is refused by the other within AUTH_CLIENT_CHECK_SECONDS; concurrent image uploads
  *    through both, most of them attached in the background by the two processes' workers, attach each
@@ -154,6 +155,52 @@ if (process.env.DATABASE_URL) {
       expect(wins.filter(Boolean)).toHaveLength(writers);
       const read = await call(a, 'GET', `/${PROJECT}/resource/${id}`, auth);
       expect(read.body.version).toBe(1 + writers);
+    }, TIMEOUT_MS);
+
+    it('numbers each resource\'s messages 1..n without gap or repeat, and keeps versions 1..current, under 20 writers on 5 resources across both processes', async () => {
+      const ids: string[] = [];
+      const keys: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const key = uniqueKey('log');
+        const created = await call(i % 2 === 0 ? a : b, 'POST', `/${PROJECT}/resource`, auth, draft({ key }));
+        expect(created.status).toBe(201);
+        ids.push(created.body.id as string);
+        keys.push(key);
+      }
+      // Each writer: update actions (one to three per write, retrying on 409) and overwrites by key (no version).
+      const writes = await Promise.all(
+        Array.from({ length: 20 }, async (_, w) => {
+          const server = w % 2 === 0 ? a : b;
+          const r = w % 5;
+          let written = 0;
+          for (let n = 0; n < 6; n++) {
+            if (n % 3 === 2) {
+              const put = await call(server, 'PUT', `/${PROJECT}/resource`, auth, draft({ key: keys[r], publish: n % 2 === 0 }));
+              expect(put.status).toBe(200);
+            } else {
+              const actions = Array.from({ length: 1 + ((w + n) % 3) }, (_, i) => ({ action: 'changeSomeProperty', someProperty: `w${w}-n${n}-${i}` }));
+              expect(await updateRetrying(server, auth, ids[r], actions)).toBe(true);
+            }
+            written++;
+          }
+          return written;
+        }),
+      );
+      expect(writes.reduce((sum, n) => sum + n, 0)).toBe(120);
+      for (const id of ids) {
+        const current = await call(a, 'GET', `/${PROJECT}/resource/${id}`, auth);
+        expect(current.body.version).toBe(1 + 24);
+        const messages = await call(b, 'GET', `/${PROJECT}/messages?where=${encodeURIComponent(`resource(id = "${id}")`)}&sort=sequenceNumber%20asc&limit=500`, auth);
+        expect(messages.status).toBe(200);
+        const numbers = (messages.body.results as { sequenceNumber: number }[]).map((m) => m.sequenceNumber);
+        expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => i + 1));
+        const versions = await call(a, 'GET', `/${PROJECT}/resource/${id}/versions?limit=500`, auth);
+        expect(versions.status).toBe(200);
+        expect((versions.body.results as { version: number }[]).map((v) => v.version)).toEqual(Array.from({ length: 25 }, (_, i) => 25 - i));
+        // Every version's messages are numbered after the previous version's.
+        const byVersion = (messages.body.results as { resourceVersion: number }[]).map((m) => m.resourceVersion);
+        expect([...byVersion].sort((x, y) => x - y)).toEqual(byVersion);
+      }
     }, TIMEOUT_MS);
 
     it('serves reads through one process while the other takes concurrent updates: no read goes back in time', async () => {
@@ -432,10 +479,10 @@ function baseEnv(): Record<string, string> {
 }
 
 /** One update action through `server`, retried with the current version after each 409 (at most 50 tries); whether it got through. */
-async function updateRetrying(server: ServerProcess, auth: Record<string, string>, id: string, action: Record<string, unknown>): Promise<boolean> {
+async function updateRetrying(server: ServerProcess, auth: Record<string, string>, id: string, action: Record<string, unknown> | Record<string, unknown>[]): Promise<boolean> {
   let version = 1;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const answer = await call(server, 'POST', `/${PROJECT}/resource/${id}`, auth, { version, actions: [action] });
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const answer = await call(server, 'POST', `/${PROJECT}/resource/${id}`, auth, { version, actions: [action].flat() });
     if (answer.status === 200) return true;
     expect(answer.status).toBe(409);
     version = answer.body.errors[0].currentVersion;
