@@ -77,9 +77,9 @@ async function seedProject(client, project) {
        ), v AS (
          SELECT r.id, r.key, s, r.created_at + make_interval(secs => s) AS at FROM r, generate_series(1, r.version) AS s
        ), m AS (
-         INSERT INTO message (id, project_key, resource_id, resource_version, sequence_number, resource_key, type, created_at, created_by, payload)
+         INSERT INTO message (id, project_key, resource_id, resource_version, sequence_number, resource_key, type, created_at, created_by, payload, change_id)
          SELECT gen_random_uuid(), $1, v.id, v.s, v.s, v.key, CASE WHEN v.s = 1 THEN 'ResourceCreated' ELSE 'SomePropertyChanged' END, v.at,
-                '{"clientId":"seed"}', CASE WHEN v.s = 1 THEN '"representation":{"id":"' || v.id || '"}' ELSE '"someProperty":"v' || v.s || '"' END
+                '{"clientId":"seed"}', CASE WHEN v.s = 1 THEN '"representation":{"id":"' || v.id || '"}' ELSE '"someProperty":"v' || v.s || '"' END, gen_random_uuid()
          FROM v
        )
        INSERT INTO resource_version (resource_id, version, project_key, modified_at, modified_by, types, representation)

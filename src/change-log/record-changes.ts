@@ -7,14 +7,15 @@
  * - `w`: the written row (none when the write did not happen): `id`, `project_key`, `key`, `version` (the
  *   messages' `resourceVersion`), `changed_at` (their `createdAt`), `changed_by` (jsonb), `first_sequence` (the sequence
  *   number of the write's first message: the resource's `message_sequence` grew by the write's message
- *   count under the row's lock), and `json` (the resource as GET by id answers it after the write);
+ *   count under the row's lock), `change_id` (a new UUID: the write's change, shared by its messages), and
+ *   `json` (the resource as GET by id answers it after the write);
  * - `c`: the write's messages in order: `n` (1, 2, …), `type`, `payload` (the type's members as JSON text
  *   without braces, '' for none).
  */
 export function recordChanges(options: { version: boolean }): string {
   const messages = `logged_messages AS (
-      INSERT INTO message (id, project_key, resource_id, resource_version, sequence_number, resource_key, type, created_at, created_by, payload)
-      SELECT gen_random_uuid(), w.project_key, w.id, w.version, w.first_sequence + c.n - 1, w.key, c.type, w.changed_at, w.changed_by, c.payload
+      INSERT INTO message (id, project_key, resource_id, resource_version, sequence_number, resource_key, type, created_at, created_by, payload, change_id)
+      SELECT gen_random_uuid(), w.project_key, w.id, w.version, w.first_sequence + c.n - 1, w.key, c.type, w.changed_at, w.changed_by, c.payload, w.change_id
       FROM w, c
     )`;
   // A delete adds no version: the last one written stays the resource's last.
@@ -28,7 +29,7 @@ export function recordChanges(options: { version: boolean }): string {
 /** The columns of `w` after a write's RETURNING, given the expression of the write's message count. */
 export function writtenColumns(json: string, count: string): string {
   return `r.id, r.project_key, r.key, r.version, r.last_modified_at AS changed_at, r.last_modified_by AS changed_by,
-          r.message_sequence - (${count}) + 1 AS first_sequence, ${json} AS json`;
+          r.message_sequence - (${count}) + 1 AS first_sequence, gen_random_uuid() AS change_id, ${json} AS json`;
 }
 
 /** A JSON member `"name":<value>` for a payload, or NULL when the value is NULL (`concat_ws` skips it). */

@@ -154,7 +154,7 @@ export const RESOURCE_SQL = {
     text: `WITH w AS (
              DELETE FROM resource r WHERE r.id = $1 AND r.project_key = $2 AND ($3::integer IS NULL OR r.version = $3)
              RETURNING r.id, r.project_key, r.key, r.version + 1 AS version, now() AS changed_at, $4::jsonb AS changed_by,
-                       r.message_sequence + 1 AS first_sequence, ${RESOURCE_JSON} AS json
+                       r.message_sequence + 1 AS first_sequence, gen_random_uuid() AS change_id, ${RESOURCE_JSON} AS json
            ), c AS (SELECT 1 AS n, 'ResourceDeleted' AS type, '' AS payload),
            ${recordChanges({ version: false })}
            SELECT w.json FROM w`,

@@ -10,7 +10,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   migration start at 0 (their first message is 1).
  * - `message`: one row per message. `payload` is the type's own members as JSON text without the braces
  *   (`"someProperty":"a","oldSomeProperty":"b"`, empty for none), appended to the common members when a
- *   message is read; text keeps 64-bit integers and the members' order exactly as written.
+ *   message is read; text keeps 64-bit integers and the members' order exactly as written. `change_id` is
+ *   one id per write, shared by its messages: the id of the write's change notification (CONTRACT.md §12).
  * - `resource_version`: every version as GET by id answered it right after the write (`representation`,
  *   JSON text), with who wrote it and the message types of the write. Deleted resources keep theirs.
  * - BRIN indexes on the timestamps: the retention job deletes the oldest rows in small batches, and rows
@@ -33,6 +34,7 @@ export class ChangeLog1763700000010 implements MigrationInterface {
         "created_at" timestamptz(3) NOT NULL,
         "created_by" jsonb NOT NULL,
         "payload" text NOT NULL DEFAULT '',
+        "change_id" uuid NOT NULL,
         CONSTRAINT "message_pkey" PRIMARY KEY ("id"),
         CONSTRAINT "message_resource_sequence_key" UNIQUE ("resource_id", "sequence_number")
       )`);
