@@ -34,7 +34,7 @@ export class ChangeLog1763700000010 implements MigrationInterface {
         "created_at" timestamptz(3) NOT NULL,
         "created_by" jsonb NOT NULL,
         "payload" text NOT NULL DEFAULT '',
-        "change_id" uuid NOT NULL,
+        "change_id" uuid NOT NULL DEFAULT gen_random_uuid(),
         CONSTRAINT "message_pkey" PRIMARY KEY ("id"),
         CONSTRAINT "message_resource_sequence_key" UNIQUE ("resource_id", "sequence_number")
       )`);
