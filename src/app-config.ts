@@ -7,6 +7,7 @@ import { imagesConfig } from './images/images.config.js';
 import { actionsConfig } from './namespace-actions/actions.config.js';
 import { logLevelConfig, metricsConfig } from './observability/observability.config.js';
 import { searchConfig } from './search/search.config.js';
+import { subscriptionsConfig } from './subscriptions/subscriptions.config.js';
 
 /**
  * The service's configuration: each module's own section (its `*.config.ts` reads and validates its
@@ -21,6 +22,7 @@ const SECTIONS = {
   actions: actionsConfig,
   metrics: metricsConfig,
   search: searchConfig,
+  subscriptions: subscriptionsConfig,
   logLevel: logLevelConfig,
 };
 

@@ -13,6 +13,7 @@ import { ImagesModule } from './images/images.module.js';
 import { NamespaceActionsModule } from './namespace-actions/namespace-actions.module.js';
 import { ComplexPathModule } from './complex-path/complex-path.module.js';
 import { MetricsModule } from './observability/metrics.module.js';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 
 @Module({})
 export class AppModule {
@@ -29,6 +30,7 @@ export class AppModule {
         ImagesModule,
         NamespaceActionsModule,
         ComplexPathModule,
+        SubscriptionsModule,
         MetricsModule.forRoot(config.metrics),
       ],
       providers: [

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { DestinationClient } from './destination-client.js';
+import { SubscriptionsController } from './subscriptions.controller.js';
+import { SubscriptionsRepository } from './subscriptions.repository.js';
+import { SubscriptionsService } from './subscriptions.service.js';
+
+/** Subscriptions: their API, and the dispatcher delivering the change log to them (CONTRACT.md §12). */
+@Module({
+  controllers: [SubscriptionsController],
+  providers: [SubscriptionsRepository, SubscriptionsService, DestinationClient],
+})
+export class SubscriptionsModule {}
