@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { DeliveryError } from './delivery-error.js';
 import { DestinationHosts } from './destination-hosts.js';
 import type { RenderedNotification } from './notification-format.js';
@@ -15,7 +15,7 @@ const HOST_CHECK_TTL_MS = 30_000;
  * connection to a refused host), then hands it to its transport within the delivery timeout.
  */
 @Injectable()
-export class DestinationClient implements OnModuleDestroy {
+export class DestinationClient implements OnApplicationShutdown {
   private readonly hostPolicy: DestinationHosts;
   private readonly transports: Partial<Record<DestinationType, Transport>>;
   private readonly verdicts = new Map<string, { refusal: string | undefined; until: number }>();
@@ -57,7 +57,7 @@ export class DestinationClient implements OnModuleDestroy {
     return transport;
   }
 
-  async onModuleDestroy(): Promise<void> {
+  async onApplicationShutdown(): Promise<void> {
     await Promise.all(Object.values(this.transports).map((t) => t.close()));
   }
 }

@@ -15,7 +15,10 @@ export interface ReceivedWebhook {
  * `respond(request)` (default 204). `url(path)` is its address.
  */
 export class WebhookReceiver {
+  /** Accepted requests (answered 2xx). */
   readonly received: ReceivedWebhook[] = [];
+  /** Every request, accepted or not, with the status answered. */
+  readonly attempts: Array<ReceivedWebhook & { status: number }> = [];
   respond: (request: ReceivedWebhook) => number | Promise<number> = () => 204;
   private readonly server: Server;
 
@@ -33,6 +36,7 @@ export class WebhookReceiver {
         }
         const request = { path: req.url ?? '/', headers: req.headers, body, json };
         const status = await this.respond(request);
+        this.attempts.push({ ...request, status });
         if (status >= 200 && status < 300) this.received.push(request);
         res.statusCode = status;
         if (status >= 300 && status < 400) res.setHeader('location', '/elsewhere');
