@@ -4,6 +4,8 @@ import { DestinationHosts } from './destination-hosts.js';
 import type { RenderedNotification } from './notification-format.js';
 import { subscriptionsConfig, type SubscriptionsConfig } from './subscriptions.config.js';
 import { HttpTransport } from './transports/http.transport.js';
+import { NatsTransport } from './transports/nats.transport.js';
+import { RabbitMqTransport } from './transports/rabbitmq.transport.js';
 import type { DestinationTarget, Transport } from './transports/transport.js';
 import type { DestinationType } from './subscription.dto.js';
 
@@ -22,7 +24,7 @@ export class DestinationClient implements OnApplicationShutdown {
 
   constructor(@Inject(subscriptionsConfig.KEY) private readonly config: SubscriptionsConfig) {
     this.hostPolicy = new DestinationHosts(config.destinationHosts);
-    this.transports = { HTTP: new HttpTransport() };
+    this.transports = { HTTP: new HttpTransport(), RabbitMQ: new RabbitMqTransport(), NATS: new NatsTransport() };
   }
 
   supports(type: DestinationType): boolean {
