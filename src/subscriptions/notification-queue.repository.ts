@@ -138,11 +138,18 @@ export class NotificationQueueRepository {
     return (await client.query<{ seen: Date | null; queued: number }>(FAN_OUT, [from])).rows[0];
   }
 
-  async savePosition(client: PoolClient, seen: Date | null, swept: boolean): Promise<void> {
+  /**
+   * Moves the position to the newest message seen, and at least to `lookbackMs` ago: a message older than
+   * that is committed by assumption (see the dispatcher), so a quiet change log does not leave the
+   * position behind for the next scan to catch up with.
+   */
+  async savePosition(client: PoolClient, seen: Date | null, swept: boolean, lookbackMs: number): Promise<void> {
     await client.query(
-      `UPDATE subscription_dispatch SET scanned_to = greatest(scanned_to, coalesce($1, scanned_to)),
-              swept_at = CASE WHEN $2 THEN now() ELSE swept_at END WHERE id = 1`,
-      [seen, swept],
+      `UPDATE subscription_dispatch
+       SET scanned_to = greatest(scanned_to, coalesce($1, scanned_to), now() - make_interval(secs => $3)),
+           swept_at = CASE WHEN $2 THEN now() ELSE swept_at END
+       WHERE id = 1`,
+      [seen, swept, lookbackMs / 1000],
     );
   }
 

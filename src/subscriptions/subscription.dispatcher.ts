@@ -134,7 +134,7 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
       }
       const lookback = position.sweepDue ? this.config.lookbackMs : NEAR_LOOKBACK_MS;
       const { seen, queued } = await this.queue.fanOut(client, new Date(position.scannedTo.getTime() - lookback));
-      await this.queue.savePosition(client, seen, position.sweepDue);
+      await this.queue.savePosition(client, seen, position.sweepDue, this.config.lookbackMs);
       await client.query('COMMIT');
       return queued;
     } catch (error) {

@@ -13,6 +13,7 @@ import { ReceivedWebhook, verifyStandardWebhook, WebhookReceiver } from '../supp
  */
 
 const NS = 'org.resource-api';
+const METRICS_TOKEN = 'subscriptions-metrics-token';
 
 describe('subscription delivery to webhooks', () => {
   let t: TestApp;
@@ -33,6 +34,7 @@ describe('subscription delivery to webhooks', () => {
       SUBSCRIPTION_RETRY_BASE_MS: '100',
       SUBSCRIPTION_RETRY_MAX_MS: '400',
       SUBSCRIPTION_DELIVERY_TIMEOUT_MS: '2000',
+      METRICS_TOKEN: METRICS_TOKEN,
     });
     db = t.app.get(Database);
     pk = t.projectKey;
@@ -257,6 +259,17 @@ describe('subscription delivery to webhooks', () => {
     );
     const got = await received('/late', 2);
     expect(got[1].json).toMatchObject({ id, type: 'SomeThingDone', sequenceNumber: 2 });
+  });
+
+  it('/metrics counts deliveries and failures by transport, the pending notifications and the delivery latency', async () => {
+    const res = await t.http.get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
+    expect(res.status).toBe(200);
+    const value = (pattern: RegExp) => Number(pattern.exec(res.text)?.[1]);
+    expect(value(/^subscription_notifications_delivered_total\{transport="HTTP"\} (\d+)$/m)).toBeGreaterThan(20);
+    expect(value(/^subscription_notifications_failed_total\{transport="HTTP",kind="TemporaryError"\} (\d+)$/m)).toBeGreaterThanOrEqual(6);
+    expect(value(/^subscription_notifications_failed_total\{transport="HTTP",kind="ConfigurationError"\} (\d+)$/m)).toBeGreaterThanOrEqual(2);
+    expect(value(/^subscription_notifications_pending (\d+)$/m)).toBeGreaterThanOrEqual(2);
+    expect(value(/^subscription_delivery_latency_seconds_count\{transport="HTTP"\} (\d+)$/m)).toBeGreaterThan(20);
   });
 
   it('a deleted subscription receives nothing more', async () => {
