@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from '../common/database-errors.js';
 import { asDeliveryError } from './delivery-error.js';
 import { DestinationClient } from './destination-client.js';
 import { renderNotification } from './notification-format.js';
+import { retryDelay } from './retry-delay.js';
 import { ClaimedNotification, NotificationQueueRepository, StatusUpdate } from './notification-queue.repository.js';
 import { SubscriptionMetrics } from './subscription.metrics.js';
 import { subscriptionsConfig, type SubscriptionsConfig } from './subscriptions.config.js';
@@ -167,7 +168,7 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
       await this.destinations.deliver(target, renderNotification(n.format, n, this.config.cloudEventsNamespace));
     } catch (thrown) {
       const error = asDeliveryError(thrown);
-      const retryInMs = this.backoff(n.attempts + 1);
+      const retryInMs = retryDelay(n.attempts + 1, this.config.retryBaseMs, this.config.retryMaxMs);
       this.metrics.failed(target.type, error.kind);
       this.record(n.subscriptionId, { error: { at: new Date(), message: error.message } });
       if (n.attempts === 0) {
@@ -180,12 +181,6 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
     this.record(n.subscriptionId, { deliveredAt: new Date() });
     // If this fails the lease lapses and the notification goes out again: at least once.
     await this.queue.delivered(n).catch((e: unknown) => this.roundFailed(e));
-  }
-
-  /** The delay before attempt `attempt + 1`: base × 2^(attempt-1), at most the maximum, 75–100% of it (jitter). */
-  backoff(attempt: number): number {
-    const delay = Math.min(this.config.retryBaseMs * 2 ** Math.min(attempt - 1, 30), this.config.retryMaxMs);
-    return Math.round(delay * (0.75 + Math.random() * 0.25));
   }
 
   private record(subscriptionId: string, update: StatusUpdate): void {
