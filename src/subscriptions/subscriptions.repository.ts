@@ -47,6 +47,10 @@ export class SubscriptionsRepository {
   async insertWithinLimit(s: Omit<StoredSubscription, 'version' | 'createdAt' | 'lastModifiedAt'>, limit: number): Promise<StoredSubscription | 'limit' | 'duplicate-key'> {
     const client = await this.db.pool.connect();
     let failed = false;
+    // A connection the database ends mid-transaction fails the query in flight; without a listener its
+    // 'error' event would end the process.
+    const onConnectionError = () => (failed = true);
+    client.on('error', onConnectionError);
     try {
       await client.query('BEGIN');
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('subscription:' || $1))`, [s.projectKey]);
@@ -65,6 +69,7 @@ export class SubscriptionsRepository {
       if (isUniqueViolation(error, KEY_CONSTRAINT)) return 'duplicate-key';
       throw error;
     } finally {
+      client.removeListener('error', onConnectionError);
       client.release(failed);
     }
   }
