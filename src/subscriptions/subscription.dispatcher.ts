@@ -11,6 +11,8 @@ import type { DestinationTarget } from './transports/transport.js';
 
 /** How far back the frequent scan looks behind its position: catches writes that commit just after a scan. */
 const NEAR_LOOKBACK_MS = 1_000;
+/** How often the dispatcher counts the pending notifications for /metrics. */
+const PENDING_COUNT_INTERVAL_MS = 2_000;
 
 /**
  * Delivers the change log to the subscriptions (CONTRACT.md §12). Every server process runs one; they
@@ -53,6 +55,7 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
   private round?: Promise<void>;
   private again = false;
   private pollWanted = false;
+  private pendingCountedAt = 0;
   private stopped = false;
   private databaseDown = false;
   private readonly inFlight = new Set<Promise<void>>();
@@ -68,7 +71,6 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
   }
 
   onApplicationBootstrap(): void {
-    this.metrics.pending(() => this.queue.pendingCount());
     this.schedule();
   }
 
@@ -106,6 +108,7 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
           if (this.pollWanted) {
             this.pollWanted = false;
             await this.queueMessages();
+            await this.countPending();
           }
           await this.claim();
           await this.saveStatus();
@@ -146,6 +149,13 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
       client.removeListener('error', onError);
       client.release(failure !== undefined);
     }
+  }
+
+  /** Refreshes the pending gauge every PENDING_COUNT_INTERVAL_MS (a count of the queue: cheap, not free). */
+  private async countPending(): Promise<void> {
+    if (Date.now() - this.pendingCountedAt < PENDING_COUNT_INTERVAL_MS) return;
+    this.pendingCountedAt = Date.now();
+    this.metrics.pending(await this.queue.pendingCount().catch(() => undefined));
   }
 
   private async claim(): Promise<void> {

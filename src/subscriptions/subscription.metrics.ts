@@ -10,7 +10,7 @@ export class SubscriptionMetrics {
   private readonly failedTotal: Counter<'transport' | 'kind'>;
   private readonly latency: Histogram<'transport'>;
   private readonly attempt: Histogram<'transport'>;
-  private pendingSource?: () => Promise<number>;
+  private pendingCount?: number;
 
   constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
     const registers = [registry];
@@ -35,21 +35,26 @@ export class SubscriptionMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    const source = () => this.pendingSource;
+    const pending = () => this.pendingCount;
     new Gauge({
       name: 'subscription_notifications_pending',
-      help: 'Notifications not yet accepted by their destination (all server processes; counted at each scrape).',
+      help: 'Notifications not yet accepted by their destination (all server processes; counted in the database every few seconds by the dispatcher).',
       registers,
-      async collect() {
-        const count = await source()?.().catch(() => undefined);
+      collect() {
+        const count = pending();
         if (count === undefined) this.reset();
         else this.set(count);
       },
     });
   }
 
-  pending(source: () => Promise<number>): void {
-    this.pendingSource = source;
+  /**
+   * The pending count, as the dispatcher last counted it (undefined: unknown). Counted by the dispatcher's
+   * round rather than at the scrape: a scrape then queries nothing (on the embedded database's one
+   * connection it would queue behind the other gauges' queries).
+   */
+  pending(count: number | undefined): void {
+    this.pendingCount = count;
   }
 
   delivered(transport: string, latencyMs: number, attemptMs: number): void {
