@@ -35,7 +35,7 @@ const PENDING_COUNT_INTERVAL_MS = 2_000;
  * 2. **Delivery**: up to `SUBSCRIPTION_CONCURRENCY` notifications at a time, each the first of its
  *    (subscription, resource) stream (CLAIM), so streams go out in parallel and each in order: the next
  *    notification of a resource is claimable only once the previous one was accepted and deleted. A
- *    claim is a lease (`due_at` moved past the delivery timeout), so a crashed process's work is taken
+ *    claim is a lease (`due_at` moved 2 × the delivery timeout + 5 s ahead), so a crashed process's work is taken
  *    over when it lapses. A failure is retried after 1 s doubling to 10 min, with jitter; its kind
  *    (TemporaryError, ConfigurationError) feeds the health answer. A notification is never dropped.
  *
@@ -67,7 +67,8 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
     private readonly metrics: SubscriptionMetrics,
     @Inject(subscriptionsConfig.KEY) private readonly config: SubscriptionsConfig,
   ) {
-    this.leaseSeconds = config.deliveryTimeoutMs / 1000 + 30;
+    // Longer than an attempt can take (the host check, then the transport within the delivery timeout).
+    this.leaseSeconds = (2 * config.deliveryTimeoutMs) / 1000 + 5;
   }
 
   onApplicationBootstrap(): void {

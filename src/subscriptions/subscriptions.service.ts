@@ -120,7 +120,7 @@ export class SubscriptionsService {
   }
 
   async delete(projectKey: string, id: string, version: number): Promise<SubscriptionResponseDto> {
-    const deleted = await this.subscriptions.delete(projectKey, id, version);
+    const deleted = UUID.test(id) ? await this.subscriptions.delete(projectKey, id, version) : undefined;
     if (deleted) return toResponse(deleted, false);
     throw DomainError.concurrentModification((await this.find(projectKey, id)).version);
   }

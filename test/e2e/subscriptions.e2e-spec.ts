@@ -165,6 +165,9 @@ describe('/{projectKey}/subscriptions', () => {
     it('answers 404 for an unknown id or key', async () => {
       expectError(await t.http.get(`${base()}/00000000-0000-4000-8000-000000000000`).set(manage), 404, 'ResourceNotFound');
       expectError(await t.http.get(`${base()}/not-a-uuid`).set(manage), 404, 'ResourceNotFound');
+      expectError(await t.http.delete(`${base()}/not-a-uuid`).query({ version: 1 }).set(manage), 404, 'ResourceNotFound');
+      expectError(await t.http.post(`${base()}/not-a-uuid`).set(manage).send({ version: 1, actions: [{ action: 'setKey' }] }), 404, 'ResourceNotFound');
+      expectError(await t.http.get(`${base()}/not-a-uuid/health`).set(manage), 404, 'ResourceNotFound');
       expectError(await t.http.get(`${base()}/key=nobody`).set(manage), 404, 'ResourceNotFound');
     });
   });
