@@ -1,3 +1,4 @@
+import { ConfigError, loadConfig } from '../app-config.js';
 import { DestinationHosts } from './destination-hosts.js';
 
 const dns: Record<string, string[]> = {
@@ -40,5 +41,34 @@ describe('DestinationHosts', () => {
     const verdict = await new DestinationHosts(['hooks.example.com', '10.0.0.0/8', 'fd00::/8'], resolve).refusal(host);
     if (refusal) expect(verdict).toMatch(refusal);
     else expect(verdict).toBeUndefined();
+  });
+});
+
+describe('SUBSCRIPTION_* settings', () => {
+  it('default to the contract\'s values', () => {
+    expect(loadConfig({}).subscriptions).toEqual({
+      destinationHosts: [],
+      deliveryTimeoutMs: 10_000,
+      pollIntervalMs: 100,
+      sweepIntervalMs: 5_000,
+      lookbackMs: 60_000,
+      retryBaseMs: 1_000,
+      retryMaxMs: 600_000,
+      concurrency: 64,
+      cloudEventsNamespace: 'org.resource-api',
+    });
+  });
+
+  it('accept host names and CIDRs, and refuse to start on anything else, naming each bad entry', () => {
+    expect(loadConfig({ SUBSCRIPTION_DESTINATION_HOSTS: 'Hooks.Example.com, 10.0.0.0/8,fd00::/8,192.0.2.1' }).subscriptions.destinationHosts).toEqual([
+      'hooks.example.com',
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.0.2.1',
+    ]);
+    expect(() => loadConfig({ SUBSCRIPTION_DESTINATION_HOSTS: 'ok.example.com,bad host,10.0.0.0/33' })).toThrow(
+      /'bad host' is neither a host name nor a CIDR[\s\S]*'10\.0\.0\.0\/33'/,
+    );
+    expect(() => loadConfig({ SUBSCRIPTION_DELIVERY_TIMEOUT_MS: '0' })).toThrow(ConfigError);
   });
 });
