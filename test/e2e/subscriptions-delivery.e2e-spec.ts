@@ -262,7 +262,13 @@ describe('subscription delivery to webhooks', () => {
   });
 
   it('/metrics counts deliveries and failures by transport, the pending notifications and the delivery latency', async () => {
-    const res = await t.http.get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
+    const scrape = () => t.http.get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
+    // The pending gauge is counted by the dispatcher every 2 s: the two refusing receivers' notifications show within that.
+    const pendingIn = (text: string) => Number(/^subscription_notifications_pending (\d+)$/m.exec(text)?.[1]);
+    const res = await until('the pending gauge', async () => {
+      const now = await scrape();
+      return pendingIn(now.text) >= 2 && now;
+    });
     expect(res.status).toBe(200);
     const value = (pattern: RegExp) => Number(pattern.exec(res.text)?.[1]);
     expect(value(/^subscription_notifications_delivered_total\{transport="HTTP"\} (\d+)$/m)).toBeGreaterThan(20);
