@@ -24,7 +24,7 @@ export class DestinationClient implements OnApplicationShutdown {
 
   constructor(@Inject(subscriptionsConfig.KEY) private readonly config: SubscriptionsConfig) {
     this.hostPolicy = new DestinationHosts(config.destinationHosts);
-    this.transports = { HTTP: new HttpTransport(), RabbitMQ: new RabbitMqTransport(), NATS: new NatsTransport() };
+    this.transports = { HTTP: new HttpTransport(this.hostPolicy, config.deliveryTimeoutMs), RabbitMQ: new RabbitMqTransport(), NATS: new NatsTransport() };
   }
 
   supports(type: DestinationType): boolean {

@@ -34,25 +34,33 @@ export class DestinationHosts {
 
   /** Undefined when the host may be connected to; else why not (for the 400's message). */
   async refusal(host: string): Promise<string | undefined> {
+    const verdict = await this.check(host);
+    return 'refusal' in verdict ? verdict.refusal : undefined;
+  }
+
+  /**
+   * The host's addresses when every one of them is allowed; else why not. A transport that connects to
+   * these very addresses (the webhook transport's lookup) leaves no gap between the check and the
+   * connection for a name that resolves differently the second time.
+   */
+  async check(host: string): Promise<{ addresses: string[] } | { refusal: string }> {
     const name = host.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
     let addresses: string[];
     try {
       addresses = isIP(name) ? [name] : await this.resolve(name);
     } catch {
-      return `the host '${name}' could not be resolved`;
+      return { refusal: `the host '${name}' could not be resolved` };
     }
-    if (addresses.length === 0) return `the host '${name}' could not be resolved`;
-    addresses = addresses.map(unmapped);
-    const linkLocal = addresses.find((a) => DestinationHosts.LINK_LOCAL.check(a, family(a)));
-    if (linkLocal) return `the host '${name}' is not allowed: it resolves to the link-local address ${linkLocal}`;
-    if (!this.restricted || this.names.has(name)) return undefined;
-    const outside = addresses.find((a) => !this.networks.check(a, family(a)));
-    if (outside) return `the host '${name}' is not allowed (SUBSCRIPTION_DESTINATION_HOSTS)`;
-    return undefined;
+    if (addresses.length === 0) return { refusal: `the host '${name}' could not be resolved` };
+    const checked = addresses.map(unmapped);
+    const linkLocal = checked.find((a) => DestinationHosts.LINK_LOCAL.check(a, family(a)));
+    if (linkLocal) return { refusal: `the host '${name}' is not allowed: it resolves to the link-local address ${linkLocal}` };
+    if (!this.restricted || this.names.has(name)) return { addresses };
+    if (checked.some((a) => !this.networks.check(a, family(a)))) return { refusal: `the host '${name}' is not allowed (SUBSCRIPTION_DESTINATION_HOSTS)` };
+    return { addresses };
   }
 }
 
-/** `::ffff:169.254.1.1` is the IPv4 address it maps. */
 function unmapped(address: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   return mapped ? mapped[1] : address;
