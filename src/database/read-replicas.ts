@@ -63,6 +63,8 @@ class Replica {
   reads = 0;
   retries = 0;
   reported?: ReplicaState;
+  /** The check in flight. */
+  checking?: Promise<void>;
 
   constructor(
     readonly index: number,
@@ -89,7 +91,7 @@ export class ReadReplicas {
   private readonly logger = new Logger('ReadReplicas');
   private readonly replicas: Replica[];
   private readonly positions: PrimaryPositions;
-  private readonly loops: Loop[] = [];
+  private loop?: Loop;
   private readonly maxLagMs: number;
   private next = 0;
   /** List reads the primary answered: no replica was usable, or the chosen one failed. */
@@ -105,16 +107,18 @@ export class ReadReplicas {
     this.maxLagMs = config.replicaMaxLagMs;
   }
 
-  /** Starts the background checks: the primary's position and each replica's replay, once a second each. */
+  /**
+   * Starts the background checks, once a second: the primary's position, then each replica's replay
+   * (read right after it, so that a replica a moment behind is judged against the position just read).
+   */
   start(): void {
-    if (this.loops.length > 0) return;
-    this.loops.push(new Loop(() => this.readPrimaryPosition()));
-    for (const replica of this.replicas) this.loops.push(new Loop(() => this.check(replica)));
+    this.loop ??= new Loop(() => this.round());
   }
 
   /** Stops the checks and closes the replicas' pools (the primary's is not this class's). */
   async close(): Promise<void> {
-    await Promise.all(this.loops.map((loop) => loop.stop()));
+    await this.loop?.stop();
+    await Promise.all(this.replicas.map((replica) => replica.checking));
     await Promise.all(this.replicas.map((replica) => replica.pool.end().catch(() => undefined)));
   }
 
@@ -167,7 +171,11 @@ export class ReadReplicas {
     return 'up';
   }
 
-  private async readPrimaryPosition(): Promise<void> {
+  /**
+   * One round of checks. A replica whose last check has not answered yet (a connection attempt waits up
+   * to 5 s) is skipped, and does not hold up the others.
+   */
+  private async round(): Promise<void> {
     const at = this.clock();
     try {
       const { rows } = await this.primaryPool.query<{ lsn: string }>(READ_PRIMARY_POSITION);
@@ -175,6 +183,9 @@ export class ReadReplicas {
     } catch {
       // The primary is unreachable (its requests answer 503 meanwhile): no new position, so the replicas
       // age past the bound and the reads go to the primary too. Nothing is known to be fresh.
+    }
+    for (const replica of this.replicas) {
+      replica.checking ??= this.check(replica).finally(() => (replica.checking = undefined));
     }
   }
 
