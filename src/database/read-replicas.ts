@@ -22,12 +22,14 @@ const READ_LAG: Statement = {
 const READ_PRIMARY_POSITION = `SELECT (pg_current_wal_lsn() - '0/0')::text AS lsn`;
 
 /**
- * Errors after which a read is sent again to the primary: the replica is unreachable or went away
- * mid-statement, or cancelled the statement for a conflict with the WAL it replays (40001; 40P01 for a
- * buffer pin; 57P04 for a dropped database). Every statement the reader runs is read-only, so running
+ * Errors after which a read is sent again to the primary (besides the replica being unreachable or going
+ * away mid-statement): the replica cancelled the statement for a conflict with the WAL it replays (40001;
+ * 40P01 for a buffer pin; 57P04 for a dropped database), or does not know a table, column, function or
+ * type the statement names (42P01, 42703, 42883, 42704: a migration applied on the primary within the
+ * bound that the replica has not replayed yet). Every statement the reader runs is read-only, so running
  * it again is safe.
  */
-const RETRIED_ON_PRIMARY = new Set(['40001', '40P01', '57P04']);
+const RETRIED_ON_PRIMARY = new Set(['40001', '40P01', '57P04', '42P01', '42703', '42883', '42704']);
 
 export type ReplicaState = 'up' | 'lagging' | 'down' | 'not-standby' | 'unknown';
 
