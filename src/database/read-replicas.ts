@@ -87,7 +87,8 @@ class Replica {
  * primary's), their lag checked in the background (never per request), and the reader the read-only list
  * endpoints run on (`Database.reader()`): a replica known to hold every write acknowledged more than
  * DATABASE_REPLICA_MAX_LAG_MS ago (replica-lag.ts), in turn, else the primary. A read that fails on a
- * replica because it is unreachable is answered by the primary: no request fails because a replica does.
+ * replica because it is unreachable (or for one of RETRIED_ON_PRIMARY's reasons) is answered by the
+ * primary: no request fails because a replica does.
  */
 export class ReadReplicas {
   private readonly logger = new Logger('ReadReplicas');

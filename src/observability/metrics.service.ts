@@ -89,7 +89,7 @@ export class MetricsService {
     });
     new Counter({
       name: 'db_replica_retries_total',
-      help: 'List reads that failed on a read replica (unreachable, or cancelled by a conflict with its replay) and were answered by the primary.',
+      help: 'List reads that failed on a read replica (unreachable, cancelled by a conflict with its replay, or behind a migration) and were answered by the primary.',
       labelNames,
       registers,
       collect() {
