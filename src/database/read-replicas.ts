@@ -218,12 +218,12 @@ export class ReadReplicas {
     if (state === replica.reported) return;
     replica.reported = state;
     const who = `replica ${replica.index} (${replica.name})`;
-    const lag = replica.held === undefined ? 'by an unknown amount' : `by ${Math.round(now - replica.held)} ms`;
+    const behind = replica.held === undefined ? 'an unknown amount' : `${Math.round(now - replica.held)} ms`;
     switch (state) {
       case 'up':
-        return this.logger.log(`${who} answers list reads (behind ${lag.slice(3)})`);
+        return this.logger.log(`${who} answers list reads (behind by at most ${behind})`);
       case 'lagging':
-        return this.logger.warn(`${who} is behind ${lag}, more than DATABASE_REPLICA_MAX_LAG_MS (${this.maxLagMs}): the primary answers its reads${replica.paused ? ' (its replay is paused)' : ''}`);
+        return this.logger.warn(`${who} may be behind by up to ${behind}, more than DATABASE_REPLICA_MAX_LAG_MS (${this.maxLagMs}): the primary answers its reads${replica.paused ? ' (its replay is paused)' : ''}`);
       case 'down':
         return this.logger.warn(`${who} is unreachable (${replica.failure}): the primary answers its reads`);
       case 'not-standby':
