@@ -5,7 +5,8 @@
 #
 #   programs : Debian's chromium (test/e2e/docs-browser.e2e-spec.ts: never a downloaded browser, never
 #              skipped), curl (the README walk-through); with DATABASE_URL also PostgreSQL 15's server
-#              binaries (test/e2e/faults.e2e-spec.ts runs a throwaway cluster of its own)
+#              binaries and pg_basebackup (test/e2e/faults.e2e-spec.ts runs a throwaway cluster of its own,
+#              test/e2e/read-replicas.e2e-spec.ts a primary and a streaming replica of it)
 #   services : PostgreSQL at DATABASE_URL's host and port when DATABASE_URL is set; RabbitMQ and NATS when a
 #              suite needs them (their row in SERVICES below says when; TEST_SERVICES=rabbitmq,nats asks for
 #              them now). Services no run needs are only reported.
@@ -36,6 +37,7 @@ PROGRAMS=(
   "chromium|$CHROMIUM|chromium|always"
   "curl|curl|curl|always"
   "PostgreSQL 15 server|/usr/lib/postgresql/15/bin/pg_ctl|postgresql-15|with:DATABASE_URL"
+  "PostgreSQL 15 pg_basebackup|/usr/lib/postgresql/15/bin/pg_basebackup|postgresql-client-15|with:DATABASE_URL"
 )
 
 # Services: name | variable holding its URL | URL when that is unset | needed when | command that starts it (local, as root)

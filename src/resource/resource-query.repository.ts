@@ -52,6 +52,6 @@ export class ResourceQueryRepository {
          FROM (SELECT r.* FROM resource r WHERE ${filter} ORDER BY ${plan.orderBy} LIMIT ${limit} OFFSET ${offset}) r`;
     // A predicate no index can narrow, over a large project, can outlast the statement timeout: the
     // global filter answers that 400 QueryTimedOut, as for every endpoint.
-    return (await this.db.one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset]))!;
+    return (await this.db.reader().one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset]))!;
   }
 }
