@@ -39,6 +39,9 @@ describe('loadConfig', () => {
       ['database.replicaMaxLagMs', config.database.replicaMaxLagMs, 2_000],
       ['logLevel', config.logLevel, 'log'],
       ['metrics.token', config.metrics.token, undefined],
+      ['changeLog.messagesRetentionDays', config.changeLog.messagesRetentionDays, 15],
+      ['changeLog.historyRetentionDays', config.changeLog.historyRetentionDays, 90],
+      ['changeLog.retentionIntervalSeconds', config.changeLog.retentionIntervalSeconds, 300],
     ])('%s', (_name, actual, expected) => {
       expect(actual).toEqual(expected);
     });
@@ -84,6 +87,11 @@ describe('loadConfig', () => {
       [{ SHUTDOWN_TIMEOUT_MS: '600000' }, (c: ReturnType<typeof loadConfig>) => c.http.shutdownTimeoutMs, 600_000],
       [{ LOG_LEVEL: 'debug' }, (c: ReturnType<typeof loadConfig>) => c.logLevel, 'debug'],
       [{ METRICS_TOKEN: 'scrape-Token_0123.~+/=' }, (c: ReturnType<typeof loadConfig>) => c.metrics.token, 'scrape-Token_0123.~+/='],
+      [{ MESSAGES_RETENTION_DAYS: '1' }, (c: ReturnType<typeof loadConfig>) => c.changeLog.messagesRetentionDays, 1],
+      [{ MESSAGES_RETENTION_DAYS: '3650' }, (c: ReturnType<typeof loadConfig>) => c.changeLog.messagesRetentionDays, 3650],
+      [{ HISTORY_RETENTION_DAYS: '1' }, (c: ReturnType<typeof loadConfig>) => c.changeLog.historyRetentionDays, 1],
+      [{ HISTORY_RETENTION_DAYS: '3650' }, (c: ReturnType<typeof loadConfig>) => c.changeLog.historyRetentionDays, 3650],
+      [{ CHANGE_LOG_RETENTION_INTERVAL_SECONDS: '1' }, (c: ReturnType<typeof loadConfig>) => c.changeLog.retentionIntervalSeconds, 1],
     ])('%j', (env, pick, expected) => {
       expect(pick(loadConfig(env))).toEqual(expected);
     });
@@ -138,6 +146,16 @@ describe('loadConfig', () => {
       ['METRICS_TOKEN', 'short-token'],
       ['METRICS_TOKEN', 'a token with spaces in it'],
       ['METRICS_TOKEN', 'x'.repeat(513)],
+      ['MESSAGES_RETENTION_DAYS', '0'],
+      ['MESSAGES_RETENTION_DAYS', '3651'],
+      ['MESSAGES_RETENTION_DAYS', '7.5'],
+      ['MESSAGES_RETENTION_DAYS', '15d'],
+      ['HISTORY_RETENTION_DAYS', '0'],
+      ['HISTORY_RETENTION_DAYS', '3651'],
+      ['HISTORY_RETENTION_DAYS', '-90'],
+      ['CHANGE_LOG_RETENTION_INTERVAL_SECONDS', '0'],
+      ['CHANGE_LOG_RETENTION_INTERVAL_SECONDS', '86401'],
+      ['CHANGE_LOG_RETENTION_INTERVAL_SECONDS', '5m'],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);
     });
