@@ -24,7 +24,7 @@ export class MessagesRepository {
     const total = plan.withTotal ? `, (SELECT count(*) FROM message m WHERE ${filter})::integer AS total` : '';
     const text = `SELECT count(*)::integer AS count, '[' || coalesce(string_agg(${MESSAGE_JSON}, ',' ORDER BY ${plan.orderBy}), '') || ']' AS results${total}
       FROM (SELECT m.* FROM message m WHERE ${filter} ORDER BY ${plan.orderBy} LIMIT ${limit} OFFSET ${offset}) m`;
-    return (await this.db.one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset]))!;
+    return (await this.db.reader().one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset]))!;
   }
 
   async findJsonById(projectKey: string, id: string): Promise<string | undefined> {

@@ -17,7 +17,7 @@ export class VersionsRepository {
 
   /** A page of the versions, newest first; `total` 0 when the project holds no version of that id. */
   async findPage(projectKey: string, id: string, limit: number, offset: number): Promise<Required<QueryPage>> {
-    return (await this.db.one<Required<QueryPage>>(
+    return (await this.db.reader().one<Required<QueryPage>>(
       {
         name: 'versions_page',
         text: `SELECT count(*)::integer AS count, '[' || coalesce(string_agg(${VERSION_JSON}, ',' ORDER BY v.version DESC), '') || ']' AS results,
