@@ -5,7 +5,8 @@
 #
 #   programs : Debian's chromium (test/e2e/docs-browser.e2e-spec.ts: never a downloaded browser, never
 #              skipped), curl (the README walk-through); with DATABASE_URL also PostgreSQL 15's server
-#              binaries (test/e2e/faults.e2e-spec.ts runs a throwaway cluster of its own)
+#              binaries and pg_basebackup (test/e2e/faults.e2e-spec.ts runs a throwaway cluster of its own,
+#              test/e2e/read-replicas.e2e-spec.ts a primary and a streaming replica of it)
 #   services : PostgreSQL at DATABASE_URL's host and port when DATABASE_URL is set; RabbitMQ and NATS (always:
 #              test/e2e/subscriptions-brokers.e2e-spec.ts delivers to them) and any service when a
 #              suite needs them (their row in SERVICES below says when; TEST_SERVICES=rabbitmq,nats asks for
@@ -25,7 +26,7 @@ CHECK_ONLY=false
 for arg in "$@"; do
   case "$arg" in
     --check) CHECK_ONLY=true ;;
-    -h | --help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test-prerequisites: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -37,6 +38,7 @@ PROGRAMS=(
   "chromium|$CHROMIUM|chromium|always"
   "curl|curl|curl|always"
   "PostgreSQL 15 server|/usr/lib/postgresql/15/bin/pg_ctl|postgresql-15|with:DATABASE_URL"
+  "PostgreSQL 15 pg_basebackup|/usr/lib/postgresql/15/bin/pg_basebackup|postgresql-client-15|with:DATABASE_URL"
 )
 
 # Services: name | variable holding its URL | URL when that is unset | needed when | command that starts it (local, as root)

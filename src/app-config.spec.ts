@@ -35,8 +35,13 @@ describe('loadConfig', () => {
       ['database.poolSize', config.database.poolSize, 10],
       ['database.statementTimeoutMs', config.database.statementTimeoutMs, 10_000],
       ['database.migrationsRun', config.database.migrationsRun, true],
+      ['database.replicaUrls', config.database.replicaUrls, []],
+      ['database.replicaMaxLagMs', config.database.replicaMaxLagMs, 2_000],
       ['logLevel', config.logLevel, 'log'],
       ['metrics.token', config.metrics.token, undefined],
+      ['changeLog.messagesRetentionDays', config.changeLog.messagesRetentionDays, 15],
+      ['changeLog.historyRetentionDays', config.changeLog.historyRetentionDays, 90],
+      ['changeLog.retentionIntervalSeconds', config.changeLog.retentionIntervalSeconds, 300],
     ])('%s', (_name, actual, expected) => {
       expect(actual).toEqual(expected);
     });
@@ -82,6 +87,11 @@ describe('loadConfig', () => {
       [{ SHUTDOWN_TIMEOUT_MS: '600000' }, (c: ReturnType<typeof loadConfig>) => c.http.shutdownTimeoutMs, 600_000],
       [{ LOG_LEVEL: 'debug' }, (c: ReturnType<typeof loadConfig>) => c.logLevel, 'debug'],
       [{ METRICS_TOKEN: 'scrape-Token_0123.~+/=' }, (c: ReturnType<typeof loadConfig>) => c.metrics.token, 'scrape-Token_0123.~+/='],
+      [{ MESSAGES_RETENTION_DAYS: '1' }, (c: ReturnType<typeof loadConfig>) => c.changeLog.messagesRetentionDays, 1],
+      [{ MESSAGES_RETENTION_DAYS: '3650' }, (c: ReturnType<typeof loadConfig>) => c.changeLog.messagesRetentionDays, 3650],
+      [{ HISTORY_RETENTION_DAYS: '1' }, (c: ReturnType<typeof loadConfig>) => c.changeLog.historyRetentionDays, 1],
+      [{ HISTORY_RETENTION_DAYS: '3650' }, (c: ReturnType<typeof loadConfig>) => c.changeLog.historyRetentionDays, 3650],
+      [{ CHANGE_LOG_RETENTION_INTERVAL_SECONDS: '1' }, (c: ReturnType<typeof loadConfig>) => c.changeLog.retentionIntervalSeconds, 1],
     ])('%j', (env, pick, expected) => {
       expect(pick(loadConfig(env))).toEqual(expected);
     });
@@ -136,6 +146,16 @@ describe('loadConfig', () => {
       ['METRICS_TOKEN', 'short-token'],
       ['METRICS_TOKEN', 'a token with spaces in it'],
       ['METRICS_TOKEN', 'x'.repeat(513)],
+      ['MESSAGES_RETENTION_DAYS', '0'],
+      ['MESSAGES_RETENTION_DAYS', '3651'],
+      ['MESSAGES_RETENTION_DAYS', '7.5'],
+      ['MESSAGES_RETENTION_DAYS', '15d'],
+      ['HISTORY_RETENTION_DAYS', '0'],
+      ['HISTORY_RETENTION_DAYS', '3651'],
+      ['HISTORY_RETENTION_DAYS', '-90'],
+      ['CHANGE_LOG_RETENTION_INTERVAL_SECONDS', '0'],
+      ['CHANGE_LOG_RETENTION_INTERVAL_SECONDS', '86401'],
+      ['CHANGE_LOG_RETENTION_INTERVAL_SECONDS', '5m'],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);
     });
@@ -178,6 +198,50 @@ describe('loadConfig', () => {
       const message = configError({ API_DOMAIN: 'example.com', PORT: 'abc' }).message;
       expect(message).toContain('PORT');
       expect(message).toContain('API_REGIONS');
+    });
+  });
+
+  describe('read replicas: DATABASE_REPLICA_URLS and DATABASE_REPLICA_MAX_LAG_MS', () => {
+    const primary = 'postgres://api:secret@db-primary:5432/resource_api';
+
+    it('reads a trimmed comma list and the lag bound', () => {
+      const config = loadConfig({
+        DATABASE_URL: primary,
+        DATABASE_REPLICA_URLS: ' postgres://api:secret@db-replica-1:5432/resource_api , postgresql://api:secret@db-replica-2/resource_api?sslmode=require,',
+        DATABASE_REPLICA_MAX_LAG_MS: '1000',
+      });
+      expect(config.database.replicaUrls).toEqual([
+        'postgres://api:secret@db-replica-1:5432/resource_api',
+        'postgresql://api:secret@db-replica-2/resource_api?sslmode=require',
+      ]);
+      expect(config.database.replicaMaxLagMs).toBe(1_000);
+    });
+
+    it('accepts a replica on the primary\'s host with another port, or another database', () => {
+      const config = loadConfig({ DATABASE_URL: primary, DATABASE_REPLICA_URLS: 'postgres://api@db-primary:5433/resource_api' });
+      expect(config.database.replicaUrls).toHaveLength(1);
+    });
+
+    it.each([
+      ['without DATABASE_URL (the embedded database)', { DATABASE_REPLICA_URLS: 'postgres://db-replica-1/resource_api' }, 'needs DATABASE_URL'],
+      ['not a PostgreSQL URL', { DATABASE_URL: primary, DATABASE_REPLICA_URLS: 'postgres://db-replica-1/x,mysql://db-replica-2/x' }, 'URL 2 is not a postgres: or postgresql: URL'],
+      ['not a URL', { DATABASE_URL: primary, DATABASE_REPLICA_URLS: 'db-replica-1:5432' }, 'URL 1 is not'],
+      ['no host', { DATABASE_URL: primary, DATABASE_REPLICA_URLS: 'postgres:///resource_api' }, 'URL 1 is not'],
+      ['the primary itself (default port spelt out)', { DATABASE_URL: 'postgres://api@db-primary/resource_api', DATABASE_REPLICA_URLS: 'postgresql://other:pw@db-primary:5432/resource_api' }, "URL 1 (db-primary:5432/resource_api) is DATABASE_URL's server itself"],
+      ['one server twice', { DATABASE_URL: primary, DATABASE_REPLICA_URLS: 'postgres://a@db-replica-1/resource_api,postgres://b@db-replica-1:5432/resource_api' }, 'URL 2 (db-replica-1:5432/resource_api) is listed twice'],
+      ['more than 16', { DATABASE_URL: primary, DATABASE_REPLICA_URLS: Array.from({ length: 17 }, (_, i) => `postgres://r${i}/db`).join(',') }, 'at most 16 URLs (got 17)'],
+    ])('%s → ConfigError', (_name, env, problem) => {
+      expect(configError(env).message).toContain(`DATABASE_REPLICA_URLS: ${problem}`);
+    });
+
+    it('never echoes a replica URL\'s credentials', () => {
+      const message = configError({ DATABASE_URL: primary, DATABASE_REPLICA_URLS: 'postgres://api:s3cr3t-pass@db-primary:5432/resource_api,mysql://u:0ther-s3cret@h/x' }).message;
+      expect(message).not.toContain('s3cr3t-pass');
+      expect(message).not.toContain('0ther-s3cret');
+    });
+
+    it.each(['999', '3600001', '2s'])('DATABASE_REPLICA_MAX_LAG_MS=%s → ConfigError', (value) => {
+      expect(configError({ DATABASE_REPLICA_MAX_LAG_MS: value }).message).toContain('DATABASE_REPLICA_MAX_LAG_MS: must be an integer from 1000 to 3600000');
     });
   });
 });

@@ -1,5 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { authConfig } from './auth/auth.config.js';
+import { changeLogConfig } from './change-log/change-log.config.js';
 import { EnvReader, type Env } from './config/env-reader.js';
 import { httpConfig } from './config/http.config.js';
 import { databaseConfig } from './database/database.config.js';
@@ -22,6 +23,7 @@ const SECTIONS = {
   actions: actionsConfig,
   metrics: metricsConfig,
   search: searchConfig,
+  changeLog: changeLogConfig,
   subscriptions: subscriptionsConfig,
   logLevel: logLevelConfig,
 };

@@ -12,6 +12,7 @@ import { SearchModule } from './search/search.module.js';
 import { ImagesModule } from './images/images.module.js';
 import { NamespaceActionsModule } from './namespace-actions/namespace-actions.module.js';
 import { ComplexPathModule } from './complex-path/complex-path.module.js';
+import { ChangeLogModule } from './change-log/change-log.module.js';
 import { MetricsModule } from './observability/metrics.module.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 
@@ -30,6 +31,7 @@ export class AppModule {
         ImagesModule,
         NamespaceActionsModule,
         ComplexPathModule,
+        ChangeLogModule,
         SubscriptionsModule,
         MetricsModule.forRoot(config.metrics),
       ],

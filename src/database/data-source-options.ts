@@ -10,6 +10,9 @@ export interface ConnectionTarget {
   database?: string;
 }
 
+/** This process's connections in `pg_stat_activity`, on the primary and on every read replica. */
+export const APPLICATION_NAME = `resource-api/${process.pid}`;
+
 /**
  * What TypeORM is for in this service, and all it is for:
  * - running the migrations (`migrations/`, the schema's source of truth) and recording them;
@@ -36,15 +39,23 @@ export function buildDataSourceOptions(config: DatabaseConfig, target: Connectio
     migrationsRun: false,
     logging: ['error'],
     // Names this process's connections in pg_stat_activity (which replica holds what; none left after a stop).
-    applicationName: `resource-api/${process.pid}`,
-    extra: {
-      max: config.poolSize,
-      statement_timeout: config.statementTimeoutMs,
-      connectionTimeoutMillis: 5_000,
-      // PostgreSQL's JIT compiles a plan once its estimated cost passes jit_above_cost: 25-35 ms spent on
-      // every search with facets over a few thousand matches, whose whole run takes 30-60 ms. (The
-      // embedded database has no JIT.)
-      ...(config.url ? { options: '-c jit=off' } : {}),
-    },
+    applicationName: APPLICATION_NAME,
+    extra: poolOptions(config),
+  };
+}
+
+/**
+ * The `pg` pool settings of every pool the service opens: the primary's (through TypeORM, above) and each
+ * read replica's (read-replicas.ts), so a statement is bounded the same way wherever it runs.
+ */
+export function poolOptions(config: DatabaseConfig): { max: number; statement_timeout: number; connectionTimeoutMillis: number; options?: string } {
+  return {
+    max: config.poolSize,
+    statement_timeout: config.statementTimeoutMs,
+    connectionTimeoutMillis: 5_000,
+    // PostgreSQL's JIT compiles a plan once its estimated cost passes jit_above_cost: 25-35 ms spent on
+    // every search with facets over a few thousand matches, whose whole run takes 30-60 ms. (The
+    // embedded database has no JIT.)
+    ...(config.url ? { options: '-c jit=off' } : {}),
   };
 }

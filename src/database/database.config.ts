@@ -1,4 +1,4 @@
-import { configSection } from '../config/env-reader.js';
+import { configSection, type EnvReader } from '../config/env-reader.js';
 
 export interface DatabaseConfig {
   /** PostgreSQL connection string; absent → embedded PGlite in `dataDir`. */
@@ -7,12 +7,69 @@ export interface DatabaseConfig {
   poolSize: number;
   statementTimeoutMs: number;
   migrationsRun: boolean;
+  /** Streaming replicas of `url` for the read-only list endpoints (see read-replicas.ts); empty: none. */
+  replicaUrls: string[];
+  /** A replica answers only while it is known to hold every write acknowledged longer ago than this. */
+  replicaMaxLagMs: number;
 }
 
-export const databaseConfig = configSection('database', (read): DatabaseConfig => ({
-  url: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
-  dataDir: read.string('DATA_DIR', './data'),
-  poolSize: read.int('DATABASE_POOL_SIZE', 10, 1, 200),
-  statementTimeoutMs: read.int('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
-  migrationsRun: read.bool('DATABASE_MIGRATIONS_RUN', true),
-}));
+/** More would be a fleet to manage with a proxy in front, not a list in an environment variable. */
+const MAX_REPLICAS = 16;
+
+export const databaseConfig = configSection('database', (read): DatabaseConfig => {
+  const url = read.url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  return {
+    url,
+    dataDir: read.string('DATA_DIR', './data'),
+    poolSize: read.int('DATABASE_POOL_SIZE', 10, 1, 200),
+    statementTimeoutMs: read.int('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+    migrationsRun: read.bool('DATABASE_MIGRATIONS_RUN', true),
+    replicaUrls: readReplicaUrls(read, url),
+    // At least the interval of the lag checks (1 s): a smaller bound would leave each replica unused
+    // for most of every second. At most an hour.
+    replicaMaxLagMs: read.int('DATABASE_REPLICA_MAX_LAG_MS', 2_000, 1_000, 3_600_000),
+  };
+});
+
+/**
+ * DATABASE_REPLICA_URLS: a comma list of PostgreSQL URLs, each server once and never the primary
+ * itself. Messages name a URL by its position and server, never by its credentials.
+ */
+function readReplicaUrls(read: EnvReader, primaryUrl: string | undefined): string[] {
+  const urls = read.list('DATABASE_REPLICA_URLS');
+  if (urls.length === 0) return [];
+  const problems: string[] = [];
+  if (read.string('DATABASE_URL') === undefined) {
+    problems.push('needs DATABASE_URL: the embedded database has no replicas');
+  }
+  if (urls.length > MAX_REPLICAS) problems.push(`at most ${MAX_REPLICAS} URLs (got ${urls.length})`);
+  const primary = primaryUrl ? serverName(primaryUrl) : undefined;
+  const seen = new Set<string>();
+  urls.forEach((url, i) => {
+    const name = serverName(url);
+    if (name === undefined) problems.push(`URL ${i + 1} is not a postgres: or postgresql: URL with a host`);
+    else if (name === primary) problems.push(`URL ${i + 1} (${name}) is DATABASE_URL's server itself`);
+    else if (seen.has(name)) problems.push(`URL ${i + 1} (${name}) is listed twice`);
+    if (name !== undefined) seen.add(name);
+  });
+  read.problems.push(...problems.map((problem) => `DATABASE_REPLICA_URLS: ${problem}`));
+  return problems.length === 0 ? urls : [];
+}
+
+/**
+ * `host:port/database` of a PostgreSQL URL, without its credentials (a replica's name in logs, health and
+ * metrics); undefined when it is not one. The host may also come from `?host=` (a unix socket directory).
+ */
+export function serverName(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') return undefined;
+  const host = decodeURIComponent(parsed.hostname) || parsed.searchParams.get('host');
+  if (!host) return undefined;
+  const database = decodeURIComponent(parsed.pathname.slice(1)) || decodeURIComponent(parsed.username) || 'postgres';
+  return `${host}:${parsed.port || '5432'}/${database}`;
+}

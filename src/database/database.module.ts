@@ -1,7 +1,8 @@
-import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { databaseConfig, type DatabaseConfig } from './database.config.js';
 import { Database } from './database.js';
 import { OpenedDatabase, openDataSource } from './open-data-source.js';
+import { ReadReplicas } from './read-replicas.js';
 
 const OPENED_DATABASE = Symbol('OPENED_DATABASE');
 
@@ -25,16 +26,26 @@ export class OpenedDatabaseInfo {
     },
     {
       provide: Database,
-      inject: [OPENED_DATABASE],
-      useFactory: (opened: OpenedDatabase) => new Database(opened.pool, !opened.embedded),
+      inject: [OPENED_DATABASE, databaseConfig.KEY],
+      useFactory: (opened: OpenedDatabase, config: DatabaseConfig) =>
+        // Replicas are refused at start-up without DATABASE_URL (database.config.ts).
+        new Database(opened.pool, !opened.embedded, config.replicaUrls.length > 0 ? new ReadReplicas(config, opened.pool) : undefined),
     },
   ],
   exports: [Database, OpenedDatabaseInfo],
 })
-export class DatabaseModule implements OnApplicationShutdown {
-  constructor(@Inject(OPENED_DATABASE) private readonly opened: OpenedDatabase) {}
+export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    @Inject(OPENED_DATABASE) private readonly opened: OpenedDatabase,
+    private readonly db: Database,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.db.replicas?.start();
+  }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.db.replicas?.close();
     await this.opened.close();
   }
 }

@@ -17,6 +17,7 @@ const OPENAPI_TAGS: Array<[name: string, description: string]> = [
   ['complex-path', 'The complex path with out-of-order body properties (spec §4.4).'],
   ['images', 'Image upload of a resource (spec §4.5): 202 while attaching in the background, 200 once attached.'],
   ['namespace-actions', 'Namespace-action endpoints (spec §4.6).'],
+  ['change-log', 'Messages of every change and the version history of resources (beyond the spec: its "Events: not shown").'],
   ['oauth', 'OAuth 2 client credentials: token and introspection (spec §5).'],
   ['api-clients', 'API clients of a project (id, secret shown once, scopes).'],
   ['health', 'Liveness and readiness, without a token.'],

@@ -172,6 +172,11 @@ export interface Catalogue {
 
 const TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
+/** A timestamptz column as the API shows date-times: ISO 8601 text in UTC, to the millisecond. */
+export function isoTimestampSql(sql: string): string {
+  return `to_char(${sql} AT TIME ZONE 'UTC', ${TIMESTAMP})`;
+}
+
 /** Derives the lookups of a catalogue; call once per model, at module load. */
 export function compileCatalogue(spec: CatalogueSpec): Catalogue {
   const a = spec.alias;
@@ -186,7 +191,7 @@ export function compileCatalogue(spec: CatalogueSpec): Catalogue {
   const columnJson = (field: ColumnSpec | ObjectSpec['members'][number]) => {
     if (field.kind === 'constant') return `'${field.name}', ${field.sql}`;
     const sql = columnSql(field.column);
-    return `'${field.name}', ${field.type === 'datetime' ? `to_char(${sql} AT TIME ZONE 'UTC', ${TIMESTAMP})` : sql}`;
+    return `'${field.name}', ${field.type === 'datetime' ? isoTimestampSql(sql) : sql}`;
   };
   /** The filterable columns among `fields`, as `where` compares them. */
   const scalars = (fields: readonly (ColumnSpec | ObjectSpec['members'][number])[]): QueryField[] =>

@@ -5,7 +5,8 @@ import { ApiErrors, ErrorResponseDto } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { ProjectKey } from '../common/project-key.js';
 import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
-import { ApiQueryVariables, QueryVariables, ResourcePagedQueryResponseDto, ResourceQueryDto } from './query/query.dto.js';
+import { ResourcePagedQueryResponseDto, ResourceQueryDto } from './query/query.dto.js';
+import { ApiQueryVariables, QueryVariables } from '../query-language/predicate-query.dto.js';
 import type { Variables } from '../query-language/where-sql.js';
 import { ResourceQueryService } from './resource-query.service.js';
 
@@ -30,7 +31,7 @@ export class ResourceQueryController {
       'Answers `{limit, offset, count, total?, results}`; the results are resources exactly as GET by id answers them. ' +
       'To page through every match: `sort=id asc`, `withTotal=false`, `limit=N` and `where=id > "<last id>"` ANDed with your predicate.',
   })
-  @ApiQueryVariables()
+  @ApiQueryVariables('where=key in :keys and version >= :v&var.keys=alpha&var.keys=beta&var.v=2')
   @ApiResponse({ status: 200, type: ResourcePagedQueryResponseDto, description: 'A page of the matching resources, in the requested order (ties by id).' })
   @ApiResponse({
     status: 400,

@@ -2,27 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import { RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
 import { RESOURCE_JSON } from './resource.repository.js';
-
-/** One page of a query: the resources as one JSON array text, built by PostgreSQL. */
-export interface QueryPage {
-  count: number;
-  total?: number;
-  /** `[…]`: each resource exactly as GET by id answers it. */
-  results: string;
-}
-
-export interface QueryPlan {
-  /** Condition over `resource r` whose placeholders start at $2 ($1 is the project key). */
-  where: string;
-  values: unknown[];
-  /** ORDER BY list over `r` (ends with a total order: ties by id). */
-  orderBy: string;
-  limit: number;
-  offset: number;
-  withTotal: boolean;
-  /** Find all matches first (the condition has a GIN containment conjunct), then sort and page them. */
-  matchesFirst: boolean;
-}
+import type { PredicatePlan, QueryPage } from '../query-language/predicate-query.js';
 
 /** The columns `sort` may order by: what the matches-first shape keeps of each match. */
 const SORT_COLUMNS = [...RESOURCE_CATALOGUE.sortFields.values()].map((f) => `r.${f.column}`).join(', ');
@@ -36,7 +16,7 @@ const SORT_COLUMNS = [...RESOURCE_CATALOGUE.sortFields.values()].map((f) => `r.$
 export class ResourceQueryRepository {
   constructor(private readonly db: Database) {}
 
-  async findPage(projectKey: string, plan: QueryPlan): Promise<QueryPage> {
+  async findPage(projectKey: string, plan: PredicatePlan): Promise<QueryPage> {
     const filter = `r.project_key = $1 AND (${plan.where})`;
     const limit = `$${plan.values.length + 2}::integer`;
     const offset = `$${plan.values.length + 3}::integer`;
@@ -52,6 +32,6 @@ export class ResourceQueryRepository {
          FROM (SELECT r.* FROM resource r WHERE ${filter} ORDER BY ${plan.orderBy} LIMIT ${limit} OFFSET ${offset}) r`;
     // A predicate no index can narrow, over a large project, can outlast the statement timeout: the
     // global filter answers that 400 QueryTimedOut, as for every endpoint.
-    return (await this.db.one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset]))!;
+    return (await this.db.reader().one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset]))!;
   }
 }

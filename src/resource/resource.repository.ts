@@ -282,12 +282,12 @@ export class ResourceRepository {
       SELECT (SELECT count(*) FROM resource r WHERE ${where})::integer AS total, json_strip_nulls(json_build_object(
         ${MERGED_ARRAYS}
       ))::text AS json`;
-    const row = await this.db.one<{ json: string; total: number }>(text, [projectKey, ...filter.values]);
+    const row = await this.db.reader().one<{ json: string; total: number }>(text, [projectKey, ...filter.values]);
     return row!;
   }
 
   async exists(projectKey: string, filter: SqlCondition): Promise<boolean> {
-    const row = await this.db.one<{ found: boolean }>(
+    const row = await this.db.reader().one<{ found: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM resource r WHERE r.project_key = $1 AND ${filter.sql}) AS found`,
       [projectKey, ...filter.values],
     );

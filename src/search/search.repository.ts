@@ -282,7 +282,7 @@ export class SearchRepository {
    */
   async findNeighbours(projectKey: string, words: FuzzyWord[]): Promise<string[][]> {
     if (words.length === 0) return [];
-    const rows = await this.db.query<{ i: string; word: string }>(NEIGHBOURS, [projectKey, words.map((w) => w.word), words.map((w) => w.distance)]);
+    const rows = await this.db.reader().query<{ i: string; word: string }>(NEIGHBOURS, [projectKey, words.map((w) => w.word), words.map((w) => w.distance)]);
     const found = words.map((): string[] => []);
     for (const row of rows) found[Number(row.i) - 1].push(row.word);
     return found;
@@ -310,7 +310,7 @@ export class SearchRepository {
             FROM (SELECT q.id, row_number() OVER () AS n
                   FROM (SELECT r.id FROM res r ORDER BY ${order} LIMIT ${b.bind(plan.limit, 'integer')} OFFSET ${b.bind(plan.offset, 'integer')}) q) p
             JOIN resource r ON r.id = p.id) p`;
-    return (await this.db.one<{ json: string }>(text, b.values))!.json;
+    return (await this.db.reader().one<{ json: string }>(text, b.values))!.json;
   }
 
   /**

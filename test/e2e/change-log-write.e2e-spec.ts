@@ -242,7 +242,7 @@ describe('the change log of every write', () => {
       t.http
         .post(`/${pk}/resource/images`)
         .query({ sku: key, filename: 'pic.png' })
-        .set({ ...(await manage()), ...headers })
+        .set({ ...(await t.auth('manage_products')), ...headers })
         .set('Content-Type', 'image/png')
         .send(png());
 

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { Database } from '../../src/database/database.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { createApiClient, listenOnFreePort } from '../support/listening-app.js';
 
@@ -8,7 +9,7 @@ import { createApiClient, listenOnFreePort } from '../support/listening-app.js';
  * The Swagger page as a user drives it (issue 13): Debian's chromium (never a downloaded browser),
  * headless, opens /docs of the real app listening on a free port, authorizes with an API client's id
  * and secret (oauth2 client credentials), runs POST /{projectKey}/resource with the example body and
- * GET /{projectKey}/resource/sorted-query-parameters through "Try it out", and checks the result
+ * GET /{projectKey}/resource/sorted-query-parameters, the messages and a version of the resource through "Try it out", and checks the result
  * through the API. No request may leave the machine. A screenshot goes to test-output/ (ignored), or
  * to DOCS_SCREENSHOT when set (scripts/screenshot-docs.mjs uses that for docs/swagger.png).
  */
@@ -82,7 +83,7 @@ describe('the Swagger page in a browser', () => {
       nodes.map((n) => (n.getAttribute('data-tag') ?? n.textContent ?? '').trim()),
     );
     const names = tags.map((text) => text.split(/\s/)[0]).filter(Boolean);
-    const order = ['resource', 'search', 'complex-path', 'images', 'namespace-actions', 'oauth', 'api-clients', 'health'];
+    const order = ['resource', 'search', 'complex-path', 'images', 'namespace-actions', 'change-log', 'oauth', 'api-clients', 'health'];
     expect(names.filter((n) => order.includes(n)).filter((n, i, all) => all.indexOf(n) === i)).toEqual(order);
   });
 
@@ -124,6 +125,23 @@ describe('the Swagger page in a browser', () => {
     await expect(execute('resource', 'queryResourcesWithPredicates')).resolves.toBe('200');
     const body = await operation('resource', 'queryResourcesWithPredicates').locator('.live-responses-table .response-col_description pre').first().innerText();
     expect(body).toMatch(/"key":\s*"example-1"/);
+  });
+
+  it('queries the messages and reads a version of the created resource through "Try it out" (200)', async () => {
+    await expect(execute('change-log', 'queryMessages')).resolves.toBe('200');
+    const body = await operation('change-log', 'queryMessages').locator('.live-responses-table .response-col_description pre').first().innerText();
+    expect(body).toMatch(/"results":/);
+    // The write recorded the resource's first version; recorded here too in case it did not.
+    const created = await t.http.get(`/${t.projectKey}/resource/key=example-1`).set(await t.auth('view_test'));
+    await t.app.get(Database).query(
+      `INSERT INTO resource_version (resource_id, version, project_key, modified_at, modified_by, types, representation)
+       VALUES ($1, 1, $2, now(), '{"clientId":"c"}', ARRAY['ResourceCreated'], $3) ON CONFLICT DO NOTHING`,
+      [created.body.id, t.projectKey, created.text],
+    );
+    await expect(execute('change-log', 'listResourceVersions', { id: created.body.id })).resolves.toBe('200');
+    await expect(execute('change-log', 'getResourceVersion', { id: created.body.id, version: '1' })).resolves.toBe('200');
+    const version = await operation('change-log', 'getResourceVersion').locator('.live-responses-table .response-col_description pre').first().innerText();
+    expect(version).toMatch(/"key":\s*"example-1"/);
   });
 
   it('authorizes with a pasted bearer token instead, and reads the resource by key (200)', async () => {

@@ -16,13 +16,12 @@
  *    process's lock file is taken over) and every acknowledged write is there with at least its
  *    acknowledged version.
  */
-import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { draft } from '../support/fixtures.js';
+import { PostgresCluster } from '../support/postgres-cluster.js';
 import { authHeader as tokenFor, bootstrapEnv, call, freePort, ServerProcess, sleep } from '../support/server-process.js';
 
 const CLIENT = { projectKey: 'faults', clientId: 'faults-client', clientSecret: 'faults-test-secret-0123' };
@@ -208,58 +207,9 @@ const summary = (outcomes: Outcome[]) =>
     .join('; ');
 
 if (process.env.DATABASE_URL) {
-  /** PostgreSQL 15's server binaries; initdb and pg_ctl refuse to run as root, so they run as `postgres` then. */
-  const PG_BIN = '/usr/lib/postgresql/15/bin';
-  const run = promisify(execFile);
-
-  /** A PostgreSQL cluster of this test's own, in a temporary directory, on a free port. */
-  class ThrowawayCluster {
-    readonly dir = mkdtempSync(join(tmpdir(), 'faults-pg-'));
-    readonly data = join(this.dir, 'data');
-    port = 0;
-    private initialised = false;
-
-    get url(): string {
-      return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
-    }
-
-    async create(): Promise<void> {
-      if (process.getuid?.() === 0) {
-        const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
-        const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
-        chownSync(this.dir, uid, gid);
-      }
-      this.port = await freePort();
-      // --no-sync only spares initdb's own final sync; the running server keeps fsync on.
-      await this.pg('initdb', ['-D', this.data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
-      this.initialised = true;
-      await this.start();
-    }
-
-    /** Returns once the server accepts connections (`-w`). */
-    async start(): Promise<void> {
-      const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1`;
-      await this.pg('pg_ctl', ['start', '-w', '-t', '60', '-D', this.data, '-l', join(this.dir, 'server.log'), '-o', options]);
-    }
-
-    async stop(mode: 'fast' | 'immediate'): Promise<void> {
-      await this.pg('pg_ctl', ['stop', '-w', '-t', '60', '-D', this.data, '-m', mode]);
-    }
-
-    async destroy(): Promise<void> {
-      if (this.initialised && existsSync(join(this.data, 'postmaster.pid'))) await this.stop('immediate').catch(() => undefined);
-      rmSync(this.dir, { recursive: true, force: true });
-    }
-
-    private async pg(command: string, args: string[]): Promise<void> {
-      const binary = join(PG_BIN, command);
-      const [file, argv] = process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', binary, ...args]] : [binary, args];
-      await run(file, argv, { cwd: this.dir, timeout: 90_000 });
-    }
-  }
-
   describe('PostgreSQL outage under steady traffic', () => {
-    const cluster = new ThrowawayCluster();
+    // fsync on (the default), as in production: the crash below is a real one.
+    const cluster = new PostgresCluster('faults-pg-');
     let server: ServerProcess;
     let auth: Record<string, string>;
     const acknowledged = new Map<string, Acknowledged>();
@@ -269,7 +219,7 @@ if (process.env.DATABASE_URL) {
       // The image worker polls every 10 ms, so the outage is likely to catch it in the middle of a transaction.
       // LOG_LEVEL=warn: no request lines, so the warnings the outage causes are what the log holds (and
       // the process's kept output, bounded, is not used up by the first outage's request lines).
-      server = await startServer('outage', { DATABASE_URL: cluster.url, IMAGES_WORKER_INTERVAL_MS: '10', LOG_LEVEL: 'warn' });
+      server = await startServer('outage', { DATABASE_URL: cluster.url(), IMAGES_WORKER_INTERVAL_MS: '10', LOG_LEVEL: 'warn' });
       auth = await tokenFor(server, CLIENT);
     }, TIMEOUT_MS);
 

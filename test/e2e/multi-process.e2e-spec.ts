@@ -176,7 +176,7 @@ if (process.env.DATABASE_URL) {
           for (let n = 0; n < 6; n++) {
             if (n % 3 === 2) {
               const put = await call(server, 'PUT', `/${PROJECT}/resource`, auth, draft({ key: keys[r], publish: n % 2 === 0 }));
-              expect(put.status).toBe(200);
+              expect(put.status).toBe(201);
             } else {
               const actions = Array.from({ length: 1 + ((w + n) % 3) }, (_, i) => ({ action: 'changeSomeProperty', someProperty: `w${w}-n${n}-${i}` }));
               expect(await updateRetrying(server, auth, ids[r], actions)).toBe(true);
@@ -197,6 +197,8 @@ if (process.env.DATABASE_URL) {
         const versions = await call(a, 'GET', `/${PROJECT}/resource/${id}/versions?limit=500`, auth);
         expect(versions.status).toBe(200);
         expect((versions.body.results as { version: number }[]).map((v) => v.version)).toEqual(Array.from({ length: 25 }, (_, i) => 25 - i));
+        // Exactly the messages the versions' writes name, no more, no fewer.
+        expect(numbers.length).toBe((versions.body.results as { types: string[] }[]).reduce((sum, v) => sum + v.types.length, 0));
         // Every version's messages are numbered after the previous version's.
         const byVersion = (messages.body.results as { resourceVersion: number }[]).map((m) => m.resourceVersion);
         expect([...byVersion].sort((x, y) => x - y)).toEqual(byVersion);

@@ -90,9 +90,9 @@ describe('GET /openapi.json', () => {
     expect(init.text).toContain('"url": "http://localhost:8123"');
   });
 
-  it('groups the operations in the spec order, then OAuth, API clients and health', () => {
+  it('groups the operations in the spec order, then the change log, OAuth, API clients and health', () => {
     const tags = ((doc as unknown as { tags: Array<{ name: string; description?: string }> }).tags ?? []);
-    expect(tags.map((tag) => tag.name)).toEqual(['resource', 'search', 'complex-path', 'images', 'namespace-actions', 'oauth', 'api-clients', 'health']);
+    expect(tags.map((tag) => tag.name)).toEqual(['resource', 'search', 'complex-path', 'images', 'namespace-actions', 'change-log', 'oauth', 'api-clients', 'health']);
     for (const tag of tags) expect(tag.description).toEqual(expect.any(String));
   });
 
@@ -149,6 +149,10 @@ describe('GET /openapi.json', () => {
     ['get', '/{projectKey}/resource/{id}', ['200', '400', '404']],
     ['post', '/{projectKey}/resource/{id}', ['200', '400', '404', '409']],
     ['delete', '/{projectKey}/resource/{id}', ['200', '400', '404', '409']],
+    ['get', '/{projectKey}/messages', ['200', '400', '401', '403']],
+    ['get', '/{projectKey}/messages/{id}', ['200', '401', '403', '404']],
+    ['get', '/{projectKey}/resource/{id}/versions', ['200', '400', '401', '403', '404']],
+    ['get', '/{projectKey}/resource/{id}/versions/{version}', ['200', '401', '403', '404']],
     ['get', '/health/live', ['200']],
     ['get', '/health/ready', ['200', '503']],
   ];
@@ -237,6 +241,31 @@ describe('GET /openapi.json', () => {
     const init = (await t.http.get('/docs/swagger-ui-init.js')).text;
     expect(init).toMatch(/"validatorUrl":\s*null/);
     expect(init).toMatch(/"persistAuthorization":\s*true/);
+  });
+
+  it('describes the change log: the message with its members, the versions page, and the scopes of each operation', async () => {
+    const deref = (await swaggerParser('dereference', doc)) as OpenApiDoc;
+    type Schema = { properties: Record<string, { type?: string; enum?: unknown[]; properties?: Record<string, unknown>; items?: Schema }>; required?: string[] };
+    const schemaOf = (path: string) =>
+      (deref.paths[path].get.responses!['200'] as { content: Record<string, { schema: Schema }> }).content['application/json'].schema;
+    const message = schemaOf('/{projectKey}/messages/{id}');
+    expect(Object.keys(message.properties)).toEqual(expect.arrayContaining([
+      'id', 'version', 'sequenceNumber', 'resource', 'resourceVersion', 'resourceUserProvidedIdentifiers', 'type', 'createdAt', 'lastModifiedAt',
+      'createdBy', 'lastModifiedBy', 'representation', 'objectTypeProperty', 'someProperty', 'oldSomeProperty', 'key', 'oldKey', 'image',
+    ]));
+    expect(message.required).toEqual(expect.arrayContaining(['id', 'version', 'sequenceNumber', 'resource', 'resourceVersion', 'type', 'createdAt', 'createdBy']));
+    expect(message.properties.type.enum).toEqual(expect.arrayContaining(['ResourceCreated', 'KeySet', 'ImageAdded', 'ResourceDeleted']));
+    expect(Object.keys(message.properties.resource.properties!)).toEqual(['typeId', 'id']);
+    const list = schemaOf('/{projectKey}/messages');
+    expect(Object.keys(list.properties)).toEqual(['limit', 'offset', 'count', 'total', 'results']);
+    const versions = schemaOf('/{projectKey}/resource/{id}/versions');
+    expect(Object.keys(versions.properties.results.items!.properties)).toEqual(['version', 'modifiedAt', 'modifiedBy', 'types']);
+    const queryParameters = (deref.paths['/{projectKey}/messages'].get.parameters ?? []).map((p) => p.name);
+    expect(queryParameters).toEqual(expect.arrayContaining(['where', 'var.<name>', 'sort', 'limit', 'offset', 'withTotal']));
+    expect(queryParameters).not.toContain('expand');
+    const description = (path: string) => (doc.paths[path].get as { description?: string }).description;
+    expect(description('/{projectKey}/messages')).toContain('`view_messages:{projectKey}` or `manage_test:{projectKey}`');
+    expect(description('/{projectKey}/resource/{id}/versions/{version}')).toContain('`view_audit_log:{projectKey}` or `view_test:{projectKey}`');
   });
 
   it('names each update action in its own schema (a discriminated union for generated clients)', () => {

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '../database/database.js';
+
+/** One replica at a time deletes expired rows: the holder of this transaction-level advisory lock. */
+export const RETENTION_LOCK_ID = 7_316_200_144;
+
+/** Rows one batch deletes at most: each batch is a short transaction, so writes never wait long behind it. */
+export const RETENTION_BATCH = 1000;
+
+/** The tables the retention empties, with the column their age is read from (a BRIN index each, migration 10). */
+const TABLES = {
+  messages: { table: 'message', column: 'created_at' },
+  versions: { table: 'resource_version', column: 'modified_at' },
+} as const;
+
+export type RetainedKind = keyof typeof TABLES;
+
+/**
+ * The statements of the change log's retention (CONTRACT.md §11). The oldest rows are found through the
+ * BRIN index on their timestamp and deleted by `ctid` (a TID scan: no second index lookup); rows of the
+ * change log are never updated, so a row's `ctid` is stable within the transaction.
+ */
+@Injectable()
+export class RetentionRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Deletes at most RETENTION_BATCH rows of `kind` older than `days`, in one transaction that holds the
+   * retention lock. How many it deleted, or undefined when another server process holds the lock.
+   */
+  async deleteExpiredBatch(kind: RetainedKind, days: number): Promise<number | undefined> {
+    const { table, column } = TABLES[kind];
+    const client = await this.db.pool.connect();
+    let failed = false;
+    // A checked-out client has no 'error' listener of the pool's: a connection ended by the database
+    // would otherwise be an unhandled 'error' event. The query in flight fails with it and is handled.
+    const onConnectionError = () => (failed = true);
+    client.on('error', onConnectionError);
+    try {
+      await client.query('BEGIN');
+      const lock = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [RETENTION_LOCK_ID]);
+      if (!lock.rows[0].locked) {
+        await client.query('COMMIT');
+        return undefined;
+      }
+      const deleted = await client.query(
+        `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(
+           SELECT t.ctid FROM ${table} t WHERE t.${column} < now() - make_interval(days => $1) LIMIT ${RETENTION_BATCH}))`,
+        [days],
+      );
+      await client.query('COMMIT');
+      return deleted.rowCount ?? 0;
+    } catch (error) {
+      failed = true;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.removeListener('error', onConnectionError);
+      client.release(failed);
+    }
+  }
+}

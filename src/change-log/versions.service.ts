@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../common/domain-error.js';
+import type { PageQueryDto } from '../common/page-query.dto.js';
+import { pageJson } from '../query-language/predicate-query.js';
+import { VersionsRepository } from './versions.repository.js';
+
+/** A version number as stored: a PostgreSQL integer. A larger one names no version (404). */
+const MAX_VERSION = 2_147_483_647;
+
+/**
+ * The version history of a resource (CONTRACT.md §11). It outlives the resource: after a delete both
+ * reads still answer. Ids reach this service as UUIDs and versions as digits (`@ParamPatterns`).
+ */
+@Injectable()
+export class VersionsService {
+  constructor(private readonly versions: VersionsRepository) {}
+
+  async list(projectKey: string, id: string, { limit, offset }: PageQueryDto): Promise<string> {
+    const page = await this.versions.findPage(projectKey, id, limit, offset);
+    if (page.total === 0) throw noHistory(id);
+    return pageJson({ limit, offset, withTotal: true }, page);
+  }
+
+  async get(projectKey: string, id: string, version: string): Promise<string> {
+    const number = Number(version);
+    const representation = number <= MAX_VERSION ? await this.versions.findRepresentation(projectKey, id, number) : undefined;
+    if (representation === undefined) throw DomainError.notFound(`The resource with ID '${id}' has no version ${version}.`);
+    return representation;
+  }
+}
+
+function noHistory(id: string): DomainError {
+  return DomainError.notFound(`The resource with ID '${id}' has no version history.`);
+}

@@ -1,0 +1,67 @@
+import { DomainError } from '../common/domain-error.js';
+import type { Catalogue } from './catalogue.js';
+import { QuerySyntaxError } from './lexer.js';
+import type { PredicateQuery } from './predicate-query.dto.js';
+import { orderBy, parseSort, type SortItem } from './sort-expand.js';
+import { SqlParams, type Variables, whereToSql } from './where-sql.js';
+
+/** A validated predicate query as SQL over the catalogue's table (its alias), for the model's repository. */
+export interface PredicatePlan {
+  /** Condition whose placeholders start at $2 ($1 is the project key). */
+  where: string;
+  values: unknown[];
+  /** ORDER BY list (total: ties by the catalogue's id). */
+  orderBy: string;
+  limit: number;
+  offset: number;
+  withTotal: boolean;
+  /** The condition has a GIN containment conjunct: find the matches through it first (see WhereHints). */
+  matchesFirst: boolean;
+}
+
+/**
+ * Translates a predicate query (CONTRACT.md §5, §11): a malformed `where` is 400 InvalidInput
+ * "Malformed parameter: where: …" with line and column, whatever the model. `defaultSort` applies when the
+ * query names no `sort`.
+ */
+export function predicatePlan(
+  catalogue: Catalogue,
+  query: PredicateQuery,
+  variables: Variables,
+  projectKey: string,
+  defaultSort: readonly SortItem[] = [],
+): PredicatePlan {
+  const params = new SqlParams(2);
+  const hints = { containment: false };
+  let where: string;
+  try {
+    where = whereToSql(catalogue, query.where ?? [], variables, params, projectKey, hints);
+  } catch (error) {
+    if (error instanceof QuerySyntaxError) throw DomainError.invalidInput(`Malformed parameter: where: ${error.message}`);
+    throw error;
+  }
+  const sorts = query.sort?.length ? query.sort.map(parseSort) : defaultSort;
+  return {
+    where,
+    values: params.values,
+    orderBy: orderBy(catalogue, sorts),
+    limit: query.limit,
+    offset: query.offset,
+    withTotal: query.withTotal,
+    matchesFirst: hints.containment,
+  };
+}
+
+/** One page of a query as its repository reads it: the results as one JSON array text, built by PostgreSQL. */
+export interface QueryPage {
+  count: number;
+  total?: number;
+  /** `[…]`: each result exactly as the model's item endpoint answers it. */
+  results: string;
+}
+
+/** The page envelope `{limit, offset, count, total?, results}`. */
+export function pageJson(plan: Pick<PredicatePlan, 'limit' | 'offset' | 'withTotal'>, page: QueryPage): string {
+  const total = plan.withTotal ? `"total":${page.total},` : '';
+  return `{"limit":${plan.limit},"offset":${plan.offset},"count":${page.count},${total}"results":${page.results}}`;
+}
