@@ -153,6 +153,15 @@ export class NotificationQueueRepository {
     );
   }
 
+  /**
+   * Drops the notifications of messages past their retention (MESSAGES_RETENTION_DAYS): the contract
+   * retries a notification until its destination accepts it or its message's retention ends. How many.
+   */
+  async expire(client: PoolClient, retentionDays: number): Promise<number> {
+    const { rowCount } = await client.query('DELETE FROM subscription_notification WHERE created_at < now() - make_interval(days => $1)', [retentionDays]);
+    return rowCount ?? 0;
+  }
+
   claim(limit: number, leaseSeconds: number): Promise<ClaimedNotification[]> {
     return this.db.query<ClaimedNotification>(CLAIM, [limit, leaseSeconds]);
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { isDatabaseUnavailable } from '../common/database-errors.js';
+import { changeLogConfig, type ChangeLogConfig } from '../change-log/change-log.config.js';
 import { asDeliveryError } from './delivery-error.js';
 import { DestinationClient } from './destination-client.js';
 import { renderNotification } from './notification-format.js';
@@ -37,7 +38,8 @@ const PENDING_COUNT_INTERVAL_MS = 2_000;
  *    notification of a resource is claimable only once the previous one was accepted and deleted. A
  *    claim is a lease (`due_at` moved 2 × the delivery timeout + 5 s ahead), so a crashed process's work is taken
  *    over when it lapses. A failure is retried after 1 s doubling to 10 min, with jitter; its kind
- *    (TemporaryError, ConfigurationError) feeds the health answer. A notification is never dropped.
+ *    (TemporaryError, ConfigurationError) feeds the health answer. A notification is dropped only when
+ *    its message's retention (MESSAGES_RETENTION_DAYS) ends, by the sweep.
  *
  * Waking: the queue is polled every `SUBSCRIPTION_POLL_INTERVAL_MS` (100 ms), on PostgreSQL and on the
  * embedded database alike, and a stream's next notification is claimed as soon as the previous one
@@ -66,6 +68,7 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
     private readonly destinations: DestinationClient,
     private readonly metrics: SubscriptionMetrics,
     @Inject(subscriptionsConfig.KEY) private readonly config: SubscriptionsConfig,
+    @Inject(changeLogConfig.KEY) private readonly changeLog: ChangeLogConfig,
   ) {
     // Longer than an attempt can take (the host check, then the transport within the delivery timeout).
     this.leaseSeconds = (2 * config.deliveryTimeoutMs) / 1000 + 5;
@@ -140,7 +143,11 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
       const lookback = position.sweepDue ? this.config.lookbackMs : NEAR_LOOKBACK_MS;
       const { seen, queued } = await this.queue.fanOut(client, new Date(position.scannedTo.getTime() - lookback));
       await this.queue.savePosition(client, seen, position.sweepDue, this.config.lookbackMs);
+      const expired = position.sweepDue ? await this.queue.expire(client, this.changeLog.messagesRetentionDays) : 0;
       await client.query('COMMIT');
+      if (expired > 0) {
+        this.logger.warn(`${expired} notifications dropped undelivered: their messages are past MESSAGES_RETENTION_DAYS (${this.changeLog.messagesRetentionDays})`);
+      }
       return queued;
     } catch (error) {
       failure ??= error;

@@ -278,6 +278,18 @@ describe('subscription delivery to webhooks', () => {
     expect(value(/^subscription_delivery_latency_seconds_count\{transport="HTTP"\} (\d+)$/m)).toBeGreaterThan(20);
   });
 
+  it('drops a notification whose message is past MESSAGES_RETENTION_DAYS (15 by default), delivered or not', async () => {
+    answers.set('/expired', () => 500);
+    const sub = await subscribe('/expired', { changes: [{ resourceTypeId: 'resource' }] });
+    await db.query(
+      `INSERT INTO subscription_notification (subscription_id, resource_id, ordinal, id, type, sequence_number, created_at, payload)
+       VALUES ($1, $2, 3, $3, 'change.Created', 1, now() - interval '16 days', '{}')`,
+      [sub.id, randomUUID(), randomUUID()],
+    );
+    expect((await health(sub.id)).pending).toBe(1);
+    await until('the expired notification dropped', async () => (await health(sub.id)).pending === 0);
+  });
+
   it('a deleted subscription receives nothing more', async () => {
     const sub = await subscribe('/deleted', { changes: [{ resourceTypeId: 'resource' }] });
     expect((await t.http.delete(`/${pk}/subscriptions/${sub.id}`).query({ version: 1 }).set(manage)).status).toBe(200);
