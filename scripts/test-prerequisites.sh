@@ -7,7 +7,8 @@
 #              skipped), curl (the README walk-through); with DATABASE_URL also PostgreSQL 15's server
 #              binaries and pg_basebackup (test/e2e/faults.e2e-spec.ts runs a throwaway cluster of its own,
 #              test/e2e/read-replicas.e2e-spec.ts a primary and a streaming replica of it)
-#   services : PostgreSQL at DATABASE_URL's host and port when DATABASE_URL is set; RabbitMQ and NATS when a
+#   services : PostgreSQL at DATABASE_URL's host and port when DATABASE_URL is set; RabbitMQ and NATS (always:
+#              test/e2e/subscriptions-brokers.e2e-spec.ts delivers to them) and any service when a
 #              suite needs them (their row in SERVICES below says when; TEST_SERVICES=rabbitmq,nats asks for
 #              them now). Services no run needs are only reported.
 #
@@ -25,7 +26,7 @@ CHECK_ONLY=false
 for arg in "$@"; do
   case "$arg" in
     --check) CHECK_ONLY=true ;;
-    -h | --help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test-prerequisites: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -45,8 +46,8 @@ PROGRAMS=(
 #   change it to always, or set TEST_SERVICES)
 SERVICES=(
   "postgresql|DATABASE_URL||with:DATABASE_URL|pg_ctlcluster --skip-systemctl-redirect \$(ls /etc/postgresql | head -n 1) main start"
-  "rabbitmq|RABBITMQ_URL|amqp://127.0.0.1:5672|later|rabbitmq-server -detached"
-  "nats|NATS_URL|nats://127.0.0.1:4222|later|start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log"
+  "rabbitmq|RABBITMQ_URL|amqp://127.0.0.1:5672|always|rabbitmq-server -detached"
+  "nats|NATS_URL|nats://127.0.0.1:4222|always|start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log"
 )
 DEFAULT_PORTS="postgres=5432 postgresql=5432 amqp=5672 nats=4222"
 

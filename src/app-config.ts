@@ -8,6 +8,7 @@ import { imagesConfig } from './images/images.config.js';
 import { actionsConfig } from './namespace-actions/actions.config.js';
 import { logLevelConfig, metricsConfig } from './observability/observability.config.js';
 import { searchConfig } from './search/search.config.js';
+import { subscriptionsConfig } from './subscriptions/subscriptions.config.js';
 
 /**
  * The service's configuration: each module's own section (its `*.config.ts` reads and validates its
@@ -23,6 +24,7 @@ const SECTIONS = {
   metrics: metricsConfig,
   search: searchConfig,
   changeLog: changeLogConfig,
+  subscriptions: subscriptionsConfig,
   logLevel: logLevelConfig,
 };
 

@@ -14,6 +14,7 @@ import { NamespaceActionsModule } from './namespace-actions/namespace-actions.mo
 import { ComplexPathModule } from './complex-path/complex-path.module.js';
 import { ChangeLogModule } from './change-log/change-log.module.js';
 import { MetricsModule } from './observability/metrics.module.js';
+import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 
 @Module({})
 export class AppModule {
@@ -31,6 +32,7 @@ export class AppModule {
         NamespaceActionsModule,
         ComplexPathModule,
         ChangeLogModule,
+        SubscriptionsModule,
         MetricsModule.forRoot(config.metrics),
       ],
       providers: [

@@ -10,6 +10,8 @@ export const SCOPE_NAMES = [
   'manage_api_clients',
   'view_messages',
   'view_audit_log',
+  'manage_subscriptions',
+  'view_subscriptions',
 ] as const;
 export type ScopeName = (typeof SCOPE_NAMES)[number];
 export const CUSTOMER_SCOPE = 'customer_id_test';

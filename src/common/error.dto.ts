@@ -24,7 +24,7 @@ export class ErrorResponseDto {
 }
 
 const DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid input (InvalidInput, InvalidJsonInput, InvalidField, RequiredField, DuplicateField).',
+  400: 'Invalid input (InvalidInput, InvalidJsonInput, InvalidField, RequiredField, DuplicateField, MaxResourceLimitExceeded).',
   401: 'Missing, malformed or expired access token (invalid_token).',
   403: 'The token lacks the scope or names another project (insufficient_scope).',
   404: 'Not found (ResourceNotFound).',

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { Database } from '../database/database.js';
 import type { ReadReplicas, ReplicaStatus } from '../database/read-replicas.js';
+import { METRICS_REGISTRY } from './metrics-registry.js';
 
 /**
  * The Prometheus metrics of one server process, in a registry of its own: HTTP requests by method,
@@ -10,11 +11,13 @@ import type { ReadReplicas, ReplicaStatus } from '../database/read-replicas.js';
  */
 @Injectable()
 export class MetricsService {
-  readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status_code'>;
   private readonly duration: Histogram<'method' | 'route' | 'status_code'>;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    @Inject(METRICS_REGISTRY) readonly registry: Registry,
+  ) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     const labelNames = ['method', 'route', 'status_code'] as const;

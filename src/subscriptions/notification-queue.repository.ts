@@ -1,0 +1,210 @@
+import { Injectable } from '@nestjs/common';
+import type { PoolClient } from 'pg';
+import { Database } from '../database/database.js';
+import { MESSAGE_JSON } from '../query-language/message.catalogue.js';
+import type { NotificationFormat, QueuedNotification } from './notification-format.js';
+import type { FailureKind } from './delivery-error.js';
+
+const TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${TIMESTAMP})`;
+
+/**
+ * Turns the change log into notifications (CONTRACT.md §12), one statement: the resources of subscribed
+ * projects with messages since `$1` are found through `message_project_created_idx`; for each
+ * (subscription, resource), every message above the stream's `last_sequence` (through
+ * `message_resource_sequence_key`) is queued. That second step is what makes late commits safe: a
+ * resource's messages commit in sequence order (its row lock), so if any message of it is visible, all
+ * earlier ones are, whatever their `created_at`. `$1` only has to reach back far enough to *notice* a
+ * resource written by a slow transaction; the sweep's lookback does that (see the dispatcher).
+ *
+ * Message notifications: the message as GET /messages/{id} shows it, with `notificationType` and
+ * `projectKey` first; ordinal 2 × sequence number. Change notifications: one per write (the messages
+ * sharing a `change_id`), after the write's messages (ordinal 2 × its last sequence number + 1).
+ * The queue's primary key makes a repeat a no-op. Answers the newest `created_at` seen.
+ */
+const FAN_OUT = `
+WITH found AS (
+  SELECT m.project_key, m.resource_id, max(m.created_at) AS seen
+  FROM message m
+  WHERE m.created_at >= $1 AND m.project_key IN (SELECT s.project_key FROM subscription s)
+  GROUP BY m.project_key, m.resource_id
+), fresh AS MATERIALIZED (
+  SELECT s.id AS sub_id, s.messages AS sub_messages, s.changes AS sub_changes, m.*
+  FROM found f
+  JOIN subscription s ON s.project_key = f.project_key
+  LEFT JOIN subscription_progress p ON p.subscription_id = s.id AND p.resource_id = f.resource_id
+  JOIN message m ON m.resource_id = f.resource_id AND m.sequence_number > coalesce(p.last_sequence, 0)
+                 -- A new stream starts with the writes after the subscription; a started one takes every later message.
+                 AND (p.last_sequence IS NOT NULL OR m.created_at >= s.created_at)
+), queued_messages AS (
+  INSERT INTO subscription_notification (subscription_id, resource_id, ordinal, id, type, sequence_number, created_at, payload)
+  SELECT m.sub_id, m.resource_id, m.sequence_number::bigint * 2, m.id, 'message.' || m.type, m.sequence_number, m.created_at,
+         '{"notificationType":"Message","projectKey":' || to_json(m.project_key)::text || ',' || substr(${MESSAGE_JSON}, 2)
+  FROM fresh m
+  WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(m.sub_messages) e
+                WHERE e->>'resourceTypeId' = 'resource' AND (NOT (e ? 'types') OR (e->'types') ? m.type))
+  ON CONFLICT DO NOTHING
+  RETURNING 1
+), writes AS (
+  SELECT m.sub_id, m.project_key, m.resource_id, m.change_id,
+         max(m.sequence_number) AS last_sequence, max(m.created_at) AS created_at, max(m.resource_version) AS resource_version,
+         bool_or(m.type = 'ResourceCreated') AS created, bool_or(m.type = 'ResourceDeleted') AS deleted,
+         (array_agg(m.resource_key ORDER BY m.sequence_number DESC))[1] AS resource_key
+  FROM fresh m
+  WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(m.sub_changes) e WHERE e->>'resourceTypeId' = 'resource')
+  GROUP BY m.sub_id, m.project_key, m.resource_id, m.change_id
+), queued_changes AS (
+  INSERT INTO subscription_notification (subscription_id, resource_id, ordinal, id, type, sequence_number, created_at, payload)
+  SELECT w.sub_id, w.resource_id, w.last_sequence::bigint * 2 + 1, w.change_id, 'change.' || k.kind, w.last_sequence, w.created_at,
+         json_strip_nulls(json_build_object(
+           'notificationType', 'Resource' || k.kind,
+           'projectKey', w.project_key,
+           'resource', json_build_object('typeId', 'resource', 'id', w.resource_id),
+           'resourceUserProvidedIdentifiers', CASE WHEN w.resource_key IS NULL THEN '{}'::json ELSE json_build_object('key', w.resource_key) END,
+           'version', CASE WHEN w.deleted THEN w.resource_version - 1 ELSE w.resource_version END,
+           'oldVersion', CASE WHEN k.kind = 'Updated' THEN w.resource_version - 1 END,
+           'modifiedAt', ${iso('w.created_at')}
+         ))::text
+  FROM writes w
+  CROSS JOIN LATERAL (SELECT CASE WHEN w.created THEN 'Created' WHEN w.deleted THEN 'Deleted' ELSE 'Updated' END AS kind) k
+  ON CONFLICT DO NOTHING
+  RETURNING 1
+), progress AS (
+  INSERT INTO subscription_progress (subscription_id, resource_id, last_sequence)
+  SELECT m.sub_id, m.resource_id, max(m.sequence_number) FROM fresh m GROUP BY m.sub_id, m.resource_id
+  ON CONFLICT (subscription_id, resource_id) DO UPDATE SET last_sequence = greatest(subscription_progress.last_sequence, excluded.last_sequence)
+  RETURNING 1
+)
+SELECT (SELECT max(seen) FROM found) AS seen,
+       ((SELECT count(*) FROM queued_messages) + (SELECT count(*) FROM queued_changes))::integer AS queued`;
+
+/**
+ * Claims the first notification of up to `$1` streams that are due: a stream's later rows are never
+ * taken while an earlier one exists, so a resource's notifications go out one after the other. The
+ * claim pushes `due_at` past the delivery timeout (a lease): a crashed process's claims become due
+ * again by themselves. `SKIP LOCKED` lets the replicas claim side by side.
+ */
+const CLAIM = `
+WITH heads AS (
+  SELECT n.subscription_id, n.resource_id, n.ordinal
+  FROM subscription_notification n
+  WHERE n.due_at <= now()
+    AND NOT EXISTS (SELECT 1 FROM subscription_notification p
+                    WHERE p.subscription_id = n.subscription_id AND p.resource_id = n.resource_id AND p.ordinal < n.ordinal)
+  ORDER BY n.due_at
+  LIMIT $1
+  FOR UPDATE OF n SKIP LOCKED
+)
+UPDATE subscription_notification n SET due_at = now() + make_interval(secs => $2)
+FROM heads h, subscription s
+WHERE n.subscription_id = h.subscription_id AND n.resource_id = h.resource_id AND n.ordinal = h.ordinal AND s.id = n.subscription_id
+RETURNING n.subscription_id AS "subscriptionId", n.resource_id AS "resourceId", n.ordinal::text AS ordinal, n.id, n.type,
+          n.sequence_number AS "sequenceNumber", ${iso('n.created_at')} AS "createdAt", n.payload, n.attempts,
+          s.project_key AS "projectKey", s.destination, s.credentials, s.format`;
+
+export interface ClaimedNotification extends QueuedNotification {
+  subscriptionId: string;
+  ordinal: string;
+  attempts: number;
+  destination: Record<string, string>;
+  credentials: Record<string, string>;
+  format: NotificationFormat;
+}
+
+export interface StatusUpdate {
+  deliveredAt?: Date;
+  error?: { at: Date; message: string };
+}
+
+@Injectable()
+export class NotificationQueueRepository {
+  constructor(private readonly db: Database) {}
+
+  connect(): Promise<PoolClient> {
+    return this.db.pool.connect();
+  }
+
+  /** The dispatch position, locked for this transaction; undefined when another process holds it. */
+  async lockPosition(client: PoolClient, sweepIntervalMs: number): Promise<{ scannedTo: Date; sweepDue: boolean } | undefined> {
+    const { rows } = await client.query<{ scannedTo: Date; sweepDue: boolean }>(
+      `SELECT scanned_to AS "scannedTo", swept_at <= now() - make_interval(secs => $1) AS "sweepDue"
+       FROM subscription_dispatch WHERE id = 1 FOR UPDATE SKIP LOCKED`,
+      [sweepIntervalMs / 1000],
+    );
+    return rows[0];
+  }
+
+  async fanOut(client: PoolClient, from: Date): Promise<{ seen: Date | null; queued: number }> {
+    return (await client.query<{ seen: Date | null; queued: number }>(FAN_OUT, [from])).rows[0];
+  }
+
+  /**
+   * Moves the position to the newest message seen, and at least to `lookbackMs` ago: a message older than
+   * that is committed by assumption (see the dispatcher), so a quiet change log does not leave the
+   * position behind for the next scan to catch up with.
+   */
+  async savePosition(client: PoolClient, seen: Date | null, swept: boolean, lookbackMs: number): Promise<void> {
+    await client.query(
+      `UPDATE subscription_dispatch
+       SET scanned_to = greatest(scanned_to, coalesce($1, scanned_to), now() - make_interval(secs => $3)),
+           swept_at = CASE WHEN $2 THEN now() ELSE swept_at END
+       WHERE id = 1`,
+      [seen, swept, lookbackMs / 1000],
+    );
+  }
+
+  /**
+   * Drops the notifications of messages past their retention (MESSAGES_RETENTION_DAYS): the contract
+   * retries a notification until its destination accepts it or its message's retention ends. How many.
+   */
+  async expire(client: PoolClient, retentionDays: number): Promise<number> {
+    const { rowCount } = await client.query('DELETE FROM subscription_notification WHERE created_at < now() - make_interval(days => $1)', [retentionDays]);
+    return rowCount ?? 0;
+  }
+
+  claim(limit: number, leaseSeconds: number): Promise<ClaimedNotification[]> {
+    return this.db.query<ClaimedNotification>(CLAIM, [limit, leaseSeconds]);
+  }
+
+  async delivered(n: ClaimedNotification): Promise<void> {
+    await this.db.query(
+      { name: 'subscription_notification_delivered', text: 'DELETE FROM subscription_notification WHERE subscription_id = $1 AND resource_id = $2 AND ordinal = $3' },
+      [n.subscriptionId, n.resourceId, n.ordinal],
+    );
+  }
+
+  async failed(n: ClaimedNotification, retryInMs: number, kind: FailureKind, message: string): Promise<void> {
+    await this.db.query(
+      {
+        name: 'subscription_notification_failed',
+        text: `UPDATE subscription_notification SET attempts = attempts + 1, due_at = now() + make_interval(secs => $4),
+                      last_error = $5, last_error_at = now(), error_kind = $6
+               WHERE subscription_id = $1 AND resource_id = $2 AND ordinal = $3`,
+      },
+      [n.subscriptionId, n.resourceId, n.ordinal, retryInMs / 1000, message, kind],
+    );
+  }
+
+  /** Records the subscriptions' last delivery and error, one statement for all (kept off the per-notification path). */
+  async saveStatus(updates: Map<string, StatusUpdate>): Promise<void> {
+    if (updates.size === 0) return;
+    const ids = [...updates.keys()];
+    const values = [...updates.values()];
+    await this.db.query(
+      `INSERT INTO subscription_status (subscription_id, last_delivered_at, last_error_at, last_error)
+       SELECT u.id, u.delivered, u.error_at, u.error
+       FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], $4::text[]) AS u(id, delivered, error_at, error)
+       WHERE EXISTS (SELECT 1 FROM subscription s WHERE s.id = u.id)
+       ON CONFLICT (subscription_id) DO UPDATE SET
+         last_delivered_at = greatest(subscription_status.last_delivered_at, excluded.last_delivered_at),
+         last_error = CASE WHEN excluded.last_error_at > coalesce(subscription_status.last_error_at, '-infinity') THEN excluded.last_error ELSE subscription_status.last_error END,
+         last_error_at = greatest(subscription_status.last_error_at, excluded.last_error_at)`,
+      [ids, values.map((v) => v.deliveredAt ?? null), values.map((v) => v.error?.at ?? null), values.map((v) => v.error?.message ?? null)],
+    );
+  }
+
+  /** Notifications not yet accepted, all subscriptions (for /metrics). */
+  async pendingCount(): Promise<number> {
+    return (await this.db.one<{ n: number }>('SELECT count(*)::integer AS n FROM subscription_notification'))!.n;
+  }
+}

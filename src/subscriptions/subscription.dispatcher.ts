@@ -1,0 +1,232 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { isDatabaseUnavailable } from '../common/database-errors.js';
+import { changeLogConfig, type ChangeLogConfig } from '../change-log/change-log.config.js';
+import { asDeliveryError } from './delivery-error.js';
+import { DestinationClient } from './destination-client.js';
+import { renderNotification } from './notification-format.js';
+import { retryDelay } from './retry-delay.js';
+import { ClaimedNotification, NotificationQueueRepository, StatusUpdate } from './notification-queue.repository.js';
+import { SubscriptionMetrics } from './subscription.metrics.js';
+import { subscriptionsConfig, type SubscriptionsConfig } from './subscriptions.config.js';
+import type { DestinationTarget } from './transports/transport.js';
+
+/** How far back the frequent scan looks behind its position: catches writes that commit just after a scan. */
+const NEAR_LOOKBACK_MS = 1_000;
+/** How often the dispatcher counts the pending notifications for /metrics. */
+const PENDING_COUNT_INTERVAL_MS = 2_000;
+
+/**
+ * Delivers the change log to the subscriptions (CONTRACT.md §12). Every server process runs one; they
+ * share the work through the database:
+ *
+ * 1. **Queuing** (every poll, one process at a time: the `subscription_dispatch` row is locked with
+ *    `SKIP LOCKED`): new messages of subscribed projects become rows of `subscription_notification`
+ *    (notification-queue.repository.ts, FAN_OUT). The position is kept in that row across restarts.
+ *
+ *    *Late commits.* A position on `created_at` (or any sequence) alone would skip a message whose
+ *    transaction started before the position but committed after the scan. So the position only decides
+ *    which *resources* to look at; what to queue for a (subscription, resource) is "every message above
+ *    the last sequence number queued for it" (`subscription_progress`), and a resource's messages commit
+ *    in sequence order. The frequent scan looks 1 s behind its position; every
+ *    `SUBSCRIPTION_SWEEP_INTERVAL_MS` one scan looks `SUBSCRIPTION_LOOKBACK_MS` (60 s) back, longer than
+ *    any write may take to commit (a write is one statement, bounded by the statement timeout, 10 s by
+ *    default). A late message is thus delivered at most a sweep interval later, never skipped, and
+ *    nothing is added to the write path: no trigger, no NOTIFY, no extra index on `message`.
+ *
+ * 2. **Delivery**: up to `SUBSCRIPTION_CONCURRENCY` notifications at a time, each the first of its
+ *    (subscription, resource) stream (CLAIM), so streams go out in parallel and each in order: the next
+ *    notification of a resource is claimable only once the previous one was accepted and deleted. A
+ *    claim is a lease (`due_at` moved 2 × the delivery timeout + 5 s ahead), so a crashed process's work is taken
+ *    over when it lapses. A failure is retried after 1 s doubling to 10 min, with jitter; its kind
+ *    (TemporaryError, ConfigurationError) feeds the health answer. A notification is dropped only when
+ *    its message's retention (MESSAGES_RETENTION_DAYS) ends, by the sweep.
+ *
+ * Waking: the queue is polled every `SUBSCRIPTION_POLL_INTERVAL_MS` (100 ms), on PostgreSQL and on the
+ * embedded database alike, and a stream's next notification is claimed as soon as the previous one
+ * was accepted. LISTEN/NOTIFY would need a NOTIFY in every write (its cost is on the measured path and
+ * it serialises commits on a global lock), for a latency the short poll already gives.
+ *
+ * Stopping: no new claims; deliveries in flight finish (bounded by the delivery timeout); their
+ * outcome and the status are saved.
+ */
+@Injectable()
+export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('SubscriptionDispatcher');
+  private readonly leaseSeconds: number;
+  private pollTimer?: NodeJS.Timeout;
+  private round?: Promise<void>;
+  private again = false;
+  private pollWanted = false;
+  private pendingCountedAt = 0;
+  private stopped = false;
+  private databaseDown = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private status = new Map<string, StatusUpdate>();
+
+  constructor(
+    private readonly queue: NotificationQueueRepository,
+    private readonly destinations: DestinationClient,
+    private readonly metrics: SubscriptionMetrics,
+    @Inject(subscriptionsConfig.KEY) private readonly config: SubscriptionsConfig,
+    @Inject(changeLogConfig.KEY) private readonly changeLog: ChangeLogConfig,
+  ) {
+    // Longer than an attempt can take (the host check, then the transport within the delivery timeout).
+    this.leaseSeconds = (2 * config.deliveryTimeoutMs) / 1000 + 5;
+  }
+
+  onApplicationBootstrap(): void {
+    this.schedule();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    await this.round;
+    await Promise.allSettled([...this.inFlight]);
+    await this.saveStatus().catch(() => undefined);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = undefined;
+      this.pollWanted = true;
+      this.run();
+    }, this.config.pollIntervalMs);
+    this.pollTimer.unref();
+  }
+
+  /**
+   * One round: queue new messages (when the poll asked), claim what is due, save the status. A round
+   * asked for while one runs makes that one go round again; the poll is re-armed when a round ends.
+   */
+  private run(): void {
+    if (this.round) {
+      this.again = true;
+      return;
+    }
+    this.round = (async () => {
+      do {
+        this.again = false;
+        try {
+          if (this.pollWanted) {
+            this.pollWanted = false;
+            await this.queueMessages();
+            await this.countPending();
+          }
+          await this.claim();
+          await this.saveStatus();
+          this.databaseAnswered();
+        } catch (error) {
+          this.roundFailed(error);
+        }
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.round = undefined;
+      if (!this.pollTimer) this.schedule();
+    });
+  }
+
+  /** Queues the messages written since the position (one process at a time); how many notifications. */
+  async queueMessages(): Promise<number> {
+    const client = await this.queue.connect();
+    let failure: unknown;
+    const onError = (error: Error) => (failure ??= error);
+    client.on('error', onError);
+    try {
+      await client.query('BEGIN');
+      const position = await this.queue.lockPosition(client, this.config.sweepIntervalMs);
+      if (!position) {
+        await client.query('COMMIT');
+        return 0;
+      }
+      const lookback = position.sweepDue ? this.config.lookbackMs : NEAR_LOOKBACK_MS;
+      const { seen, queued } = await this.queue.fanOut(client, new Date(position.scannedTo.getTime() - lookback));
+      await this.queue.savePosition(client, seen, position.sweepDue, this.config.lookbackMs);
+      const expired = position.sweepDue ? await this.queue.expire(client, this.changeLog.messagesRetentionDays) : 0;
+      await client.query('COMMIT');
+      if (expired > 0) {
+        this.logger.warn(`${expired} notifications dropped undelivered: their messages are past MESSAGES_RETENTION_DAYS (${this.changeLog.messagesRetentionDays})`);
+      }
+      return queued;
+    } catch (error) {
+      failure ??= error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.removeListener('error', onError);
+      client.release(failure !== undefined);
+    }
+  }
+
+  /** Refreshes the pending gauge every PENDING_COUNT_INTERVAL_MS (a count of the queue: cheap, not free). */
+  private async countPending(): Promise<void> {
+    if (Date.now() - this.pendingCountedAt < PENDING_COUNT_INTERVAL_MS) return;
+    this.pendingCountedAt = Date.now();
+    this.metrics.pending(await this.queue.pendingCount().catch(() => undefined));
+  }
+
+  private async claim(): Promise<void> {
+    const free = this.config.concurrency - this.inFlight.size;
+    if (free <= 0 || this.stopped) return;
+    for (const notification of await this.queue.claim(free, this.leaseSeconds)) {
+      const delivery = this.deliver(notification).finally(() => {
+        this.inFlight.delete(delivery);
+        // The stream's next notification is claimable now.
+        if (!this.stopped) this.run();
+      });
+      this.inFlight.add(delivery);
+    }
+  }
+
+  private async deliver(n: ClaimedNotification): Promise<void> {
+    const target: DestinationTarget = { type: n.destination.type as DestinationTarget['type'], destination: n.destination, credentials: n.credentials };
+    const started = Date.now();
+    try {
+      await this.destinations.deliver(target, renderNotification(n.format, n, this.config.cloudEventsNamespace));
+    } catch (thrown) {
+      const error = asDeliveryError(thrown);
+      const retryInMs = retryDelay(n.attempts + 1, this.config.retryBaseMs, this.config.retryMaxMs);
+      this.metrics.failed(target.type, error.kind);
+      this.record(n.subscriptionId, { error: { at: new Date(), message: error.message } });
+      if (n.attempts === 0) {
+        this.logger.warn(`subscription ${n.subscriptionId}: notification ${n.id} not delivered (${error.kind}: ${error.message}); retrying`);
+      }
+      await this.queue.failed(n, retryInMs, error.kind, error.message).catch((e: unknown) => this.roundFailed(e));
+      return;
+    }
+    this.metrics.delivered(target.type, Date.now() - Date.parse(n.createdAt), Date.now() - started);
+    this.record(n.subscriptionId, { deliveredAt: new Date() });
+    // If this fails the lease lapses and the notification goes out again: at least once.
+    await this.queue.delivered(n).catch((e: unknown) => this.roundFailed(e));
+  }
+
+  private record(subscriptionId: string, update: StatusUpdate): void {
+    this.status.set(subscriptionId, { ...this.status.get(subscriptionId), ...update });
+  }
+
+  private async saveStatus(): Promise<void> {
+    if (this.status.size === 0) return;
+    const updates = this.status;
+    this.status = new Map();
+    try {
+      await this.queue.saveStatus(updates);
+    } catch (error) {
+      for (const [id, update] of updates) this.status.set(id, { ...update, ...this.status.get(id) });
+      throw error;
+    }
+  }
+
+  private roundFailed(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!isDatabaseUnavailable(error)) return this.logger.warn(`subscription round failed: ${message}`);
+    if (!this.databaseDown) this.logger.warn(`database unavailable, notifications wait until it answers: ${message}`);
+    this.databaseDown = true;
+  }
+
+  private databaseAnswered(): void {
+    if (!this.databaseDown) return;
+    this.databaseDown = false;
+    this.logger.log('database answers again, delivering notifications');
+  }
+}

@@ -1,0 +1,42 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DeliveryError } from '../delivery-error.js';
+import { DestinationHosts } from '../destination-hosts.js';
+import { HttpTransport } from './http.transport.js';
+
+/** The webhook transport connects only to addresses it checked: a name is resolved once, by the policy. */
+describe('HttpTransport', () => {
+  let server: Server;
+  let port: number;
+  let requests = 0;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      requests++;
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  const names: Record<string, string[]> = { 'receiver.test': ['127.0.0.1'], 'metadata.test': ['169.254.169.254'] };
+  const transport = new HttpTransport(new DestinationHosts([], async (host) => names[host] ?? []), 2_000);
+  afterAll(() => transport.close());
+  const target = (host: string) => ({ type: 'HTTP' as const, destination: { type: 'HTTP', url: `http://${host}:${port}/hook` }, credentials: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } });
+  const notification = { id: 'n-1', body: '{}', contentType: 'application/json' };
+
+  it('delivers to a name the policy resolved to an allowed address', async () => {
+    const before = requests;
+    await transport.deliver(target('receiver.test'), notification, 2_000);
+    expect(requests).toBe(before + 1);
+  });
+
+  it('refuses, as a configuration error and without connecting, a name that resolves to a link-local address at connection time', async () => {
+    const before = requests;
+    const error = await transport.deliver(target('metadata.test'), notification, 2_000).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeliveryError);
+    expect(error).toMatchObject({ kind: 'ConfigurationError', message: expect.stringMatching(/link-local address 169\.254\.169\.254/) });
+    expect(requests).toBe(before);
+  });
+});
