@@ -98,9 +98,11 @@ export async function exportCommand(argv: string[], env: NodeJS.ProcessEnv): Pro
     progress.update(lines);
     if (!process.stdout.write(chunk)) await new Promise((resolve) => process.stdout.once('drain', resolve));
   }
-  progress.stop(lines);
   const last = tail.trimEnd().split('\n').pop() ?? '';
-  if (!response.complete || !/^\{"summary":\{"count":\d+\}\}$/.test(last)) {
+  const whole = response.complete && /^\{"summary":\{"count":\d+\}\}$/.test(last);
+  // The summary line is not a resource.
+  progress.stop(whole ? lines - 1 : lines);
+  if (!whole) {
     process.stderr.write('The export is incomplete: it ended without its summary line.\n');
     return 1;
   }
