@@ -123,13 +123,9 @@ export async function importCommand(argv: string[], env: NodeJS.ProcessEnv): Pro
   }
   const connection = await connect(values, env, IMPORT_USAGE);
   const path = `${connection.base.pathname.replace(/\/$/, '')}/${connection.project}/resource/import`;
-  const progress = new Progress('import', 'lines', intervalOf(values['progress-interval']), size);
+  // The bar's whole: the file's lines (a first quick pass), so it shows the share answered, not merely sent.
+  const progress = new Progress('import', 'lines', intervalOf(values['progress-interval']), await countLines(file, size));
   const source = createReadStream(file);
-  let sent = 0;
-  source.on('data', (chunk) => {
-    sent += chunk.length;
-    progress.share(sent);
-  });
   const drafts = source.pipe(new ExportToDrafts());
   const { request, response: responded } = open(connection.base, {
     method: 'POST',
@@ -217,6 +213,17 @@ function toDraft(line: string): string {
   return toJsonText({ key: resource.key, objectTypeProperty: resource.objectTypeProperty, publish: resource.published });
 }
 
+/** Lines of a file: its newlines, plus a last line without one. */
+async function countLines(file: string, size: number): Promise<number> {
+  let lines = 0;
+  let last = 10;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+    last = chunk[chunk.length - 1];
+  }
+  return size > 0 && last !== 10 ? lines + 1 : lines;
+}
+
 function usage(text: string, code: number): number {
   process.stderr.write(`${text}\n`);
   return code;
@@ -287,27 +294,26 @@ async function readAll(response: IncomingMessage): Promise<string> {
   return text;
 }
 
-/** Progress on stderr: a bar (the share of the file sent, for an import) on a terminal, else a line every interval. */
+/** Progress on stderr: a bar (the share of the file's lines answered, for an import) on a terminal, else a line every interval. */
 class Progress {
   private readonly started = Date.now();
   private readonly bar?: cliProgress.SingleBar;
   private lastLine = Date.now();
   private count = 0;
-  private bytes = 0;
 
   constructor(
     private readonly name: string,
     private readonly unit: string,
     private readonly intervalMs: number,
-    private readonly totalBytes?: number,
+    private readonly total?: number,
   ) {
     if (process.stderr.isTTY) {
       const format =
-        totalBytes === undefined
+        total === undefined
           ? `${name} {count} ${unit} | {rate}/s | {duration_formatted}`
           : `${name} [{bar}] {percentage}% | {count} ${unit} | {rate}/s | {duration_formatted}`;
       this.bar = new cliProgress.SingleBar({ format, stream: process.stderr, hideCursor: true, etaBuffer: 50 }, cliProgress.Presets.shades_classic);
-      this.bar.start(totalBytes ?? 1, 0, { count: 0, rate: 0 });
+      this.bar.start(Math.max(1, total ?? 1), 0, { count: 0, rate: 0 });
     }
   }
 
@@ -317,16 +323,10 @@ class Progress {
     this.render();
   }
 
-  /** Bytes of the file sent so far (import). */
-  share(bytes: number): void {
-    this.bytes = bytes;
-    this.render();
-  }
-
   stop(count: number): void {
     this.count = count;
     if (this.bar) {
-      this.bar.update(this.totalBytes ?? 1, this.payload());
+      this.bar.update(Math.max(1, this.total ?? 1), this.payload());
       this.bar.stop();
     } else {
       process.stderr.write(`${this.describe()}\n`);
@@ -339,7 +339,7 @@ class Progress {
 
   private render(): void {
     if (this.bar) {
-      this.bar.update(this.totalBytes === undefined ? 0 : this.bytes, this.payload());
+      this.bar.update(this.total === undefined ? 0 : Math.min(this.count, this.total), this.payload());
       return;
     }
     if (Date.now() - this.lastLine < this.intervalMs) return;
@@ -350,7 +350,7 @@ class Progress {
   private describe(): string {
     const { count, rate } = this.payload();
     const elapsed = Math.round((Date.now() - this.started) / 1000);
-    const share = this.totalBytes ? `, ${Math.floor((100 * this.bytes) / this.totalBytes)}% of the file sent` : '';
+    const share = this.total ? `, ${Math.min(100, Math.floor((100 * this.count) / this.total))}% of the file's lines` : '';
     return `${this.name}: ${count} ${this.unit}, ${rate}/s, ${elapsed} s elapsed${share}`;
   }
 }
