@@ -42,7 +42,7 @@ const INT64 = '9223372036854775807';
 function documentOf(i) {
   const words = Array.from({ length: 12 }, (_, j) => `word${(i * 31 + j * 7) % 5000}-${'x'.repeat(20)}`);
   return (
-    `{"arrayOfIntExample":[${i},${i + 1},${INT64}],"arrayOfUniqueIntExample":[1,2,3,${i}],"arrayOfTwonumbersExample":[1.5,${i}.5],` +
+    `{"arrayOfIntExample":[${i},${i + 1},${INT64}],"arrayOfUniqueIntExample":[1,2,3,${i + 4}],"arrayOfTwonumbersExample":[1.5,${i}.5],` +
     `"arrayOfFloatExample":[0.25,${i % 97}.75],"arrayOfNumberNoDefaultsExample":[${i % 1500}],"arrayOfStringExample":${JSON.stringify(words)},` +
     `"arrayOfObjectType":[{"integerExample":${INT64},"integerExampleInt32":${i % 100000}},{"integerExample":-${i},"integerExampleInt32":7}]}`
   );
