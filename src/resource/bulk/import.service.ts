@@ -164,7 +164,8 @@ class ImportRun {
     } catch (error) {
       // The client went away mid-body (nothing more is written, the lines read since the last batch
       // included), or a batch failed in a way no line explains: the answer ends without its summary.
-      if (!(error instanceof BodyInterruptedError)) this.logger.error(`Import into ${this.projectKey} stopped: ${error instanceof Error ? error.stack : String(error)}`);
+      if (error instanceof BodyInterruptedError) return void this.output.destroy();
+      this.logger.error(`Import into ${this.projectKey} stopped: ${error instanceof Error ? error.stack : String(error)}`);
       this.output.destroy(error instanceof Error ? error : new Error(String(error)));
     }
   }
