@@ -20,11 +20,11 @@ const SECTIONS = {
   database: databaseConfig,
   auth: authConfig,
   images: imagesConfig,
+  bulk: bulkConfig,
   actions: actionsConfig,
   metrics: metricsConfig,
   search: searchConfig,
   changeLog: changeLogConfig,
-  bulk: bulkConfig,
   logLevel: logLevelConfig,
 };
 
