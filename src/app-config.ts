@@ -1,5 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { authConfig } from './auth/auth.config.js';
+import { bulkConfig } from './resource/bulk/bulk.config.js';
 import { changeLogConfig } from './change-log/change-log.config.js';
 import { EnvReader, type Env } from './config/env-reader.js';
 import { httpConfig } from './config/http.config.js';
@@ -20,6 +21,7 @@ const SECTIONS = {
   database: databaseConfig,
   auth: authConfig,
   images: imagesConfig,
+  bulk: bulkConfig,
   actions: actionsConfig,
   metrics: metricsConfig,
   search: searchConfig,

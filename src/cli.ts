@@ -10,15 +10,24 @@ import { Database } from './database/database.js';
 import { DataDirectoryLockedError } from './database/embedded-postgres.js';
 import { openDataSource } from './database/open-data-source.js';
 import { DomainError } from './common/domain-error.js';
+import { CliError, exportCommand, importCommand } from './resource/bulk/bulk.cli.js';
 
 const USAGE = `Usage:
   npm run cli -- client create --project <key> --name <name> --scope "<scopes>" [--customer-id <id>]
+  npm run cli -- export --url <base> --project <key> [--where <predicate>]… > file.ndjson
+  npm run cli -- import --url <base> --project <key> <file.ndjson>
 
-Creates an API client directly in the database (DATABASE_URL, or the embedded DATA_DIR when no
-server holds it) and prints {id, secret, projectKey, scope} as JSON. The secret is shown once.`;
+client create: creates an API client directly in the database (DATABASE_URL, or the embedded DATA_DIR
+when no server holds it) and prints {id, secret, projectKey, scope} as JSON. The secret is shown once.
+export, import: bulk NDJSON against a running server over HTTP; \`<command> --help\` for each.`;
 
-/** Operator commands against the database, for when no API client exists yet to call the HTTP API. */
+/**
+ * Operator commands: `client create` against the database (for when no API client exists yet to call the
+ * HTTP API); `export` and `import` against a running server.
+ */
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'export') return exportCommand(argv.slice(1), process.env);
+  if (argv[0] === 'import') return importCommand(argv.slice(1), process.env);
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -55,7 +64,10 @@ Logger.overrideLogger(['error', 'fatal']);
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof DataDirectoryLockedError) {
+    if (error instanceof CliError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(error.exitCode);
+    } else if (error instanceof DataDirectoryLockedError) {
       process.stderr.write(`${error.message}\nA running server holds this data directory: create the client through its API (POST /{projectKey}/api-clients), or stop it first.\n`);
     } else if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

@@ -9,11 +9,11 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
 /**
- * The image upload route (spec 4.5) reads its own body, whatever its type: a raw image, a multipart
- * form, or something it answers 415 to (src/images/image-upload.ts). Everywhere else image bodies
- * are a 415.
+ * The routes that read their own body as a stream, whatever its type: the image upload (spec 4.5: a raw
+ * image, a multipart form, or something it answers 415 to; src/images/image-upload.ts) and the bulk
+ * import (NDJSON, read line by line; src/resource/bulk/). Everywhere else such bodies are a 415.
  */
-const RAW_PATH = /^\/[^/?]+\/resource\/images\/?(?:\?|$)/;
+const RAW_PATH = /^\/[^/?]+\/resource\/(?:images|import)\/?(?:\?|$)/;
 
 export interface BodyParserOptions {
   limitBytes: number;

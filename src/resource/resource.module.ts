@@ -6,10 +6,14 @@ import { ResourceService } from './resource.service.js';
 import { ResourceQueryController } from './resource-query.controller.js';
 import { ResourceQueryRepository } from './resource-query.repository.js';
 import { ResourceQueryService } from './resource-query.service.js';
+import { BulkController } from './bulk/bulk.controller.js';
+import { BulkRepository } from './bulk/bulk.repository.js';
+import { ExportService } from './bulk/export.service.js';
+import { ImportService } from './bulk/import.service.js';
 
 @Module({
-  controllers: [ResourceController, ResourceItemController, ResourceQueryController],
-  providers: [ResourceService, ResourceRepository, ResourceQueryService, ResourceQueryRepository],
+  controllers: [ResourceController, ResourceItemController, ResourceQueryController, BulkController],
+  providers: [ResourceService, ResourceRepository, ResourceQueryService, ResourceQueryRepository, BulkRepository, ExportService, ImportService],
   exports: [ResourceService, ResourceRepository],
 })
 export class ResourceModule {}

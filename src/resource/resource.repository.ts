@@ -184,7 +184,7 @@ export interface ResourceState {
 }
 
 /** Only the fields the contract shows: `{clientId, customerId?}`. */
-function modifierJson(by: Modifier): string {
+export function modifierJson(by: Modifier): string {
   return JSON.stringify({ clientId: by.clientId, customerId: by.customerId });
 }
 
@@ -305,3 +305,103 @@ export class ResourceRepository {
     return error;
   }
 }
+
+/* ------------------------------------------------------------------ bulk export and import (CONTRACT.md §13) */
+
+/** The change of one row of `w` as an import writes it: the per-resource form of OVERWRITE_MESSAGES. */
+const IMPORT_MESSAGES = `
+  SELECT w.id AS resource_id, 1 AS n, CASE WHEN w.created THEN 'ResourceCreated' ELSE 'ObjectTypePropertySet' END AS type,
+         CASE WHEN w.created THEN ${member('representation', 'w.json')} ELSE ${member('objectTypeProperty', 'w.document')} END AS payload
+  FROM w
+  UNION ALL
+  SELECT w.id, 2, CASE WHEN w.published THEN 'ResourcePublished' ELSE 'ResourceUnpublished' END, '' FROM w WHERE w.flag_changed`;
+
+/**
+ * `recordChanges({version: true})` for a write of many resources: the same rows, each resource's messages
+ * joined to its own row of `w` (`c.resource_id`) instead of every row of `w`.
+ */
+const RECORD_EACH_CHANGE = `logged_messages AS (
+      INSERT INTO message (id, project_key, resource_id, resource_version, sequence_number, resource_key, type, created_at, created_by, payload, change_id)
+      SELECT gen_random_uuid(), w.project_key, w.id, w.version, w.first_sequence + c.n - 1, w.key, c.type, w.changed_at, w.changed_by, c.payload, w.change_id
+      FROM w JOIN c ON c.resource_id = w.id
+    ), logged_version AS (
+      INSERT INTO resource_version (resource_id, version, project_key, modified_at, modified_by, types, representation)
+      SELECT w.id, w.version, w.project_key, w.changed_at, w.changed_by, ARRAY(SELECT c.type FROM c WHERE c.resource_id = w.id ORDER BY c.n), w.json FROM w
+    )`;
+
+/** The first id of the keyset order (the nil UUID sorts before every other). */
+export const FIRST_ID = '00000000-0000-0000-0000-000000000000';
+
+/** What an import did with one line of a batch (see `IMPORT_SQL`). */
+export interface ImportedRow {
+  /** The line's index in the batch's arrays (1-based). */
+  n: number;
+  /** create, update: written when `written`; unchanged: equal to the stored resource; conflict: `version` mismatch. */
+  action: 'create' | 'update' | 'unchanged' | 'conflict';
+  written: boolean;
+  /** The resource's id and version after the statement (null for a create that was not written). */
+  id: string | null;
+  version: number | null;
+}
+
+/**
+ * The statements of bulk export and import (CONTRACT.md §13). Not prepared: the export's text depends on
+ * its `where`, and the import's arrays vary in length.
+ */
+export const BULK_SQL = {
+  /**
+   * One batch of import lines, each a PUT by key (create or overwrite, `version` checked when given) with
+   * the messages and version a PUT records, in one statement: the lines' keys are distinct (the caller
+   * splits a batch at a repeated key). The existing rows are locked in id order (`o`, so that two imports
+   * do not deadlock over them); each line is then decided on its own row: a line equal to the stored
+   * resource (document and flag, compared as jsonb) writes nothing, whatever its `version`; a version
+   * mismatch writes nothing; the others update or insert. A key another writer inserted since `o` was
+   * read is left alone (DO NOTHING): that line comes back unwritten and is run again.
+   * $1 project key, $2 modifier; arrays: $3 line indexes, $4 keys, $5 documents (JSON text), $6 publish,
+   * $7 expected versions (NULL elements: none), $8 new ids.
+   */
+  importBatch: `WITH t AS (
+      SELECT * FROM unnest($3::integer[], $4::text[], $5::text[], $6::boolean[], $7::integer[], $8::uuid[])
+        AS t(n, key, document, publish, expected, new_id)
+    ), o AS MATERIALIZED (
+      SELECT r.id, r.key, r.version, r.published, r.object_type_property AS document
+      FROM resource r WHERE r.project_key = $1 AND r.key = ANY ($4::text[]) ORDER BY r.id FOR UPDATE
+    ), d AS MATERIALIZED (
+      SELECT t.n, t.key, t.document, t.publish, t.new_id, o.id AS old_id, o.version AS old_version,
+             o.published IS DISTINCT FROM t.publish AS flag_changed,
+             CASE WHEN o.id IS NULL THEN 'create'
+                  WHEN o.document = t.document::jsonb AND o.published = t.publish THEN 'unchanged'
+                  WHEN t.expected IS NOT NULL AND t.expected <> o.version THEN 'conflict'
+                  ELSE 'update' END AS action
+      FROM t LEFT JOIN o ON o.key = t.key
+    ), u AS (
+      UPDATE resource r SET object_type_property = d.document::jsonb, published = d.publish,
+             version = r.version + 1, last_modified_at = now(), last_modified_by = $2::jsonb,
+             message_sequence = r.message_sequence + CASE WHEN d.flag_changed THEN 2 ELSE 1 END
+      FROM d WHERE d.action = 'update' AND r.id = d.old_id
+      RETURNING ${writtenColumns(RESOURCE_JSON, 'CASE WHEN d.flag_changed THEN 2 ELSE 1 END')},
+                false AS created, d.flag_changed, r.published, d.document
+    ), i AS (
+      INSERT INTO resource AS r (id, project_key, key, version, created_at, last_modified_at,
+        created_by, last_modified_by, published, object_type_property, message_sequence)
+      SELECT d.new_id, $1, d.key, 1, now(), now(), $2::jsonb, $2::jsonb, d.publish, d.document::jsonb, 1
+      FROM d WHERE d.action = 'create'
+      ON CONFLICT (project_key, key) DO NOTHING
+      RETURNING ${writtenColumns(RESOURCE_JSON, '1')}, true AS created, false AS flag_changed, r.published, NULL::text AS document
+    ), w AS (SELECT * FROM i UNION ALL SELECT * FROM u),
+    c AS (${IMPORT_MESSAGES}),
+    ${RECORD_EACH_CHANGE}
+    SELECT d.n, d.action, w.id IS NOT NULL AS written, COALESCE(w.id, d.old_id) AS id, COALESCE(w.version, d.old_version) AS version
+    FROM d LEFT JOIN w ON w.key = d.key ORDER BY d.n`,
+
+  /**
+   * One page of an export: the next `limit` resources after the id `after` that match the condition, as
+   * their lines (GET by id's JSON, newline-joined) and the last id. Placeholders: $1 the project key, the
+   * condition's from $2, then `after` and `limit`.
+   */
+  exportPage: (where: string, after: string, limit: string) => `
+    SELECT count(*)::integer AS count, (array_agg(p.id ORDER BY p.id DESC))[1]::text AS last,
+           string_agg(p.json, E'\\n' ORDER BY p.id) AS lines
+    FROM (SELECT r.id, ${RESOURCE_JSON} AS json FROM resource r
+          WHERE r.project_key = $1 AND r.id > ${after}::uuid AND (${where}) ORDER BY r.id LIMIT ${limit}) p`,
+};

@@ -1,0 +1,13 @@
+import { configSection } from '../../config/env-reader.js';
+
+/** Bulk export and import (CONTRACT.md §13). */
+export interface BulkConfig {
+  /** Largest import body: 413 before anything is written when Content-Length says more; else the import stops there. */
+  importMaxBytes: number;
+}
+
+export const IMPORT_MAX_BYTES_DEFAULT = 1_073_741_824;
+
+export const bulkConfig = configSection('bulk', (read): BulkConfig => ({
+  importMaxBytes: read.int('IMPORT_MAX_BYTES', IMPORT_MAX_BYTES_DEFAULT, 1024, 64 * IMPORT_MAX_BYTES_DEFAULT),
+}));

@@ -1,0 +1,311 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PassThrough, type Readable } from 'node:stream';
+import { DomainError, type ErrorDetail } from '../../common/domain-error.js';
+import { ErrorCode } from '../../common/error-code.js';
+import { describeJsonError, parseJson, toJsonText } from '../../common/lossless-json.js';
+import type { Principal } from '../../common/principal.js';
+import { validateBody } from '../../common/validation/validation.pipe.js';
+import { httpConfig, type HttpConfig } from '../../config/http.config.js';
+import { KeyedObjectTestTypeDraftDto } from '../resource.dto.js';
+import type { ImportedRow } from '../resource.repository.js';
+import { bulkConfig, type BulkConfig } from './bulk.config.js';
+import { BulkRepository, type ImportDraft } from './bulk.repository.js';
+import { NDJSON } from './bulk.dto.js';
+import { BodyInterruptedError, ndjsonLines, type NdjsonEnd, type NdjsonLine } from './ndjson-lines.js';
+
+/** Lines written by one statement at most. */
+export const IMPORT_BATCH_SIZE = 500;
+/** A batch is written once it is this old even when not full, so a slow body still gets its answers. */
+const BATCH_MAX_AGE_MS = 50;
+/** How far the answer may run ahead of a client that does not read it while it sends (see README). */
+const RESULTS_AHEAD_BYTES = 1_048_576;
+/** How often a line whose key another writer keeps inserting or deleting is tried (as a PUT is). */
+const WRITE_ATTEMPTS = 5;
+
+const NDJSON_TYPE = /^application\/x-ndjson\s*(?:;|$)/i;
+
+/** The body of POST /{projectKey}/resource/import as the request carries it (see `@ImportBody()`). */
+export interface ImportRequestBody {
+  contentType?: string;
+  contentLength?: number;
+  /** The raw body; undefined when the request has none. */
+  stream?: Readable;
+}
+
+/** One line's answer: `{line, status, id?, version?, unchanged?, errors?}`. */
+interface LineResult {
+  line: number;
+  status: 201 | 200 | 400 | 409;
+  id?: string;
+  version?: number;
+  unchanged?: true;
+  errors?: ErrorDetail[];
+}
+
+type Counts = { lines: number; created: number; updated: number; unchanged: number; failed: number };
+
+/**
+ * POST /{projectKey}/resource/import (CONTRACT.md §13): each line a PUT by key, validated by the very DTO
+ * of PUT, written in batches of up to IMPORT_BATCH_SIZE lines by one statement each (BULK_SQL.importBatch),
+ * answered line by line in the body's order as each batch commits.
+ *
+ * What is refused before anything is answered: a Content-Type other than application/x-ndjson (415), a
+ * Content-Length over IMPORT_MAX_BYTES (413), a body without a single non-blank line (400). After that the
+ * answer is 200 and streams. Each batch is one statement, so each line is written wholly or not at all, and
+ * a line is answered only once its batch has committed: a client that goes away leaves written exactly
+ * the lines of the batches that committed (the answered ones, and at most the one batch in flight); the
+ * lines read after are not written.
+ */
+@Injectable()
+export class ImportService {
+  private readonly logger = new Logger('Import');
+
+  constructor(
+    private readonly bulk: BulkRepository,
+    @Inject(bulkConfig.KEY) private readonly config: BulkConfig,
+    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
+  ) {}
+
+  async import(projectKey: string, body: ImportRequestBody, by: Principal): Promise<Readable> {
+    const maxBytes = this.config.importMaxBytes;
+    if (!NDJSON_TYPE.test(body.contentType ?? '')) {
+      throw DomainError.of(
+        ErrorCode.UnsupportedMediaType,
+        body.contentType ? `Content-Type '${body.contentType}' is not supported; send ${NDJSON}.` : `A Content-Type is required: ${NDJSON}.`,
+      );
+    }
+    if (body.contentLength !== undefined && body.contentLength > maxBytes) throw tooLarge(maxBytes);
+    const lines = ndjsonLines(body.stream ?? emptyBody(), { maxLineBytes: this.http.bodyLimitBytes, maxBytes });
+    let first: IteratorResult<NdjsonLine, NdjsonEnd>;
+    try {
+      first = await lines.next();
+    } catch (error) {
+      if (error instanceof BodyInterruptedError) throw DomainError.invalidInput(error.message);
+      throw error;
+    }
+    if (first.done) {
+      if (first.value.reason === 'limit') throw tooLarge(maxBytes);
+      throw DomainError.invalidInput(`The body holds no line: send one draft per line ({key, objectTypeProperty, publish?, version?}) as ${NDJSON}.`);
+    }
+    const run = new ImportRun(projectKey, by, this.bulk, this.logger, maxBytes);
+    void run.run(first.value, lines);
+    return run.output;
+  }
+}
+
+function tooLarge(maxBytes: number): DomainError {
+  return DomainError.of(ErrorCode.PayloadTooLarge, `The import body exceeds IMPORT_MAX_BYTES (${maxBytes} bytes).`);
+}
+
+async function* emptyBody(): AsyncGenerator<Buffer> {}
+
+/** A line waiting for its batch: its draft, or its answer when it was refused before any write. */
+interface Entry {
+  line: number;
+  draft?: ImportDraft;
+  result?: LineResult;
+}
+
+const IDLE = Symbol('idle');
+
+/** One import: reads lines, writes batches, answers in line order. */
+class ImportRun {
+  readonly output = new PassThrough({ highWaterMark: RESULTS_AHEAD_BYTES });
+  private readonly counts: Counts = { lines: 0, created: 0, updated: 0, unchanged: 0, failed: 0 };
+  private entries: Entry[] = [];
+  private keys = new Set<string>();
+  private batchStarted = 0;
+  private gone = false;
+
+  constructor(
+    private readonly projectKey: string,
+    private readonly by: Principal,
+    private readonly bulk: BulkRepository,
+    private readonly logger: Logger,
+    private readonly maxBytes: number,
+  ) {
+    this.output.once('close', () => {
+      this.gone = true;
+    });
+  }
+
+  async run(first: NdjsonLine, lines: AsyncGenerator<NdjsonLine, NdjsonEnd>): Promise<void> {
+    try {
+      this.add(first);
+      let next = settled(lines.next());
+      let idle: Promise<typeof IDLE> | undefined;
+      for (;;) {
+        if (this.entries.length > 0 && !idle) idle = delay(Math.max(0, this.batchStarted + BATCH_MAX_AGE_MS - Date.now()));
+        const step = idle ? await Promise.race([next, idle]) : await next;
+        if (this.gone) return void lines.return({ reason: 'end' });
+        if (step === IDLE) {
+          idle = undefined;
+          await this.flush();
+          continue;
+        }
+        if (step.done) {
+          await this.flush();
+          if (step.value.reason === 'limit') {
+            const error = tooLarge(this.maxBytes);
+            const message = `${error.message} The lines after line ${step.value.lastLine} were not read.`;
+            await this.write(`${JSON.stringify({ statusCode: 413, message, errors: [{ ...error.errors[0], message }] })}\n`);
+          } else {
+            await this.write(`${JSON.stringify({ summary: this.counts })}\n`);
+          }
+          this.output.end();
+          return;
+        }
+        next = settled(lines.next());
+        if (this.add(step.value)) {
+          idle = undefined;
+          await this.flush();
+        }
+      }
+    } catch (error) {
+      // The client went away mid-body (nothing more is written, the lines read since the last batch
+      // included), or a batch failed in a way no line explains: the answer ends without its summary.
+      if (error instanceof BodyInterruptedError) return void this.output.destroy();
+      this.logger.error(`Import into ${this.projectKey} stopped: ${error instanceof Error ? error.stack : String(error)}`);
+      this.output.destroy(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Takes a line into the batch; true when the batch must be written now (full, or the line's key repeats one in it). */
+  private add(line: NdjsonLine): boolean {
+    if (this.entries.length === 0) this.batchStarted = Date.now();
+    this.counts.lines++;
+    const parsed = parseLine(line);
+    if (parsed instanceof DomainError) {
+      this.entries.push({ line: line.number, result: { line: line.number, status: 400, errors: parsed.errors } });
+      return this.entries.length >= IMPORT_BATCH_SIZE;
+    }
+    if (this.keys.has(parsed.key)) {
+      // The earlier line of the key is written first: the later one wins, both are answered.
+      this.pendingRepeat = { line: line.number, draft: parsed };
+      return true;
+    }
+    this.keys.add(parsed.key);
+    this.entries.push({ line: line.number, draft: parsed });
+    return this.entries.length >= IMPORT_BATCH_SIZE;
+  }
+
+  /** A line whose key was already in the batch: it starts the next one. */
+  private pendingRepeat?: Entry;
+
+  /** Writes the batch, answers its lines in order, and starts the next batch. */
+  private async flush(): Promise<void> {
+    const entries = this.entries;
+    this.entries = [];
+    this.keys = new Set();
+    if (entries.length > 0) await this.writeBatch(entries);
+    const repeat = this.pendingRepeat;
+    if (repeat) {
+      this.pendingRepeat = undefined;
+      this.batchStarted = Date.now();
+      this.entries.push(repeat);
+      this.keys.add(repeat.draft!.key);
+    }
+  }
+
+  private async writeBatch(entries: Entry[]): Promise<void> {
+    let pending = entries.filter((e) => e.draft);
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      let rows: ImportedRow[];
+      try {
+        rows = await this.bulk.importBatch(this.projectKey, pending.map((e) => e.draft!), this.by);
+      } catch (error) {
+        // Two imports inserting the same new keys in different orders: the database cancels one statement.
+        if (isDeadlock(error) && attempt < WRITE_ATTEMPTS) continue;
+        throw error;
+      }
+      const retry: Entry[] = [];
+      for (const row of rows) {
+        const entry = pending[row.n - 1];
+        const result = lineResult(entry.line, row);
+        if (result) entry.result = result;
+        else if (attempt < WRITE_ATTEMPTS) retry.push(entry);
+        else entry.result = { line: entry.line, status: 409, errors: DomainError.of(ErrorCode.ConcurrentModification, 'Other writers kept creating and deleting this key; try the line again.').errors };
+      }
+      pending = retry;
+    }
+    let text = '';
+    for (const entry of entries) {
+      const result = entry.result!;
+      if (result.status === 201) this.counts.created++;
+      else if (result.unchanged) this.counts.unchanged++;
+      else if (result.status === 200) this.counts.updated++;
+      else this.counts.failed++;
+      text += `${result.errors ? toJsonText(result) : JSON.stringify(result)}\n`;
+    }
+    await this.write(text);
+  }
+
+  /** Writes to the answer; waits while the client has more than RESULTS_AHEAD_BYTES of it unread. */
+  private async write(text: string): Promise<void> {
+    if (this.gone) return;
+    if (this.output.write(text)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.output.off('drain', done);
+        this.output.off('close', done);
+        resolve();
+      };
+      this.output.once('drain', done);
+      this.output.once('close', done);
+    });
+  }
+}
+
+/** The answer to a line the statement decided; undefined for a create another writer's insert got in the way of. */
+function lineResult(line: number, row: ImportedRow): LineResult | undefined {
+  switch (row.action) {
+    case 'create':
+      return row.written ? { line, status: 201, id: row.id!, version: row.version! } : undefined;
+    case 'update':
+      return { line, status: 200, id: row.id!, version: row.version! };
+    case 'unchanged':
+      return { line, status: 200, id: row.id!, version: row.version!, unchanged: true };
+    case 'conflict':
+      return { line, status: 409, errors: DomainError.concurrentModification(row.version!).errors };
+  }
+}
+
+/** A line as a validated draft (the rules of PUT /resource, stated once by its DTO), or why it is not one. */
+function parseLine(line: NdjsonLine): ImportDraft | DomainError {
+  if (line.text === undefined) {
+    return DomainError.of(ErrorCode.InvalidInput, `The line has ${line.bytes} bytes; a line may have at most HTTP_BODY_LIMIT_BYTES, as a JSON body.`);
+  }
+  let value: unknown;
+  try {
+    value = parseJson(line.text);
+  } catch (error) {
+    return DomainError.of(ErrorCode.InvalidJsonInput, 'The line is not valid JSON.', { detailedErrorMessage: describeJsonError(line.text, error) });
+  }
+  try {
+    const draft = validateBody(KeyedObjectTestTypeDraftDto, value);
+    return {
+      key: draft.key,
+      objectTypeProperty: toJsonText(draft.objectTypeProperty),
+      publish: draft.publish ?? true,
+      expectedVersion: draft.version,
+    };
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+}
+
+function isDeadlock(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === '40P01' || code === '40001';
+}
+
+/** The promise, marked as handled: a line still being read when the import stops must not become an unhandled rejection. */
+function settled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+function delay(ms: number): Promise<typeof IDLE> {
+  return new Promise((resolve) => setTimeout(() => resolve(IDLE), ms));
+}

@@ -1,0 +1,388 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { INT64_MAX, INT64_MIN } from '../support/fixtures.js';
+import { newKey } from '../support/resources.js';
+import { Database } from '../../src/database/database.js';
+import { sleep } from '../support/timing.js';
+
+/**
+ * Bulk export and import (CONTRACT.md §13) through HTTP, as a client streams them: the round trip, the
+ * idempotent re-import, every bad input, the change log an import writes, and a client that goes away.
+ */
+
+const NDJSON = 'application/x-ndjson';
+const IMPORT_LIMIT = 8 * 1024 * 1024;
+
+/** A draft line as JSON text, 64-bit integers written exactly. */
+function line(key: string, options: { big?: string; strings?: string[]; publish?: boolean; version?: number } = {}): string {
+  const big = options.big ?? INT64_MAX;
+  const members = [
+    `"key":"${key}"`,
+    `"objectTypeProperty":{"arrayOfIntExample":[1,${big}],"arrayOfUniqueIntExample":[1,2],"arrayOfTwonumbersExample":[1.5,2.5],` +
+      `"arrayOfFloatExample":[0.5],"arrayOfNumberNoDefaultsExample":[],"arrayOfStringExample":${JSON.stringify(options.strings ?? ['a'])},` +
+      `"arrayOfObjectType":[{"integerExample":${big},"integerExampleInt32":7}]}`,
+  ];
+  if (options.publish !== undefined) members.push(`"publish":${options.publish}`);
+  if (options.version !== undefined) members.push(`"version":${options.version}`);
+  return `{${members.join(',')}}`;
+}
+
+/** The lines of an NDJSON answer, parsed with their text kept (64-bit integers compared as text). */
+function lines(text: string): any[] {
+  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+describe('bulk export and import', () => {
+  let t: TestApp;
+  let db: Database;
+
+  beforeAll(async () => {
+    // 8 MiB: room for the round trip's bodies, and a limit the tests below can pass cheaply.
+    t = await createTestApp({ IMPORT_MAX_BYTES: String(IMPORT_LIMIT) });
+    db = t.app.get(Database);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const manage = (pk = t.projectKey) => t.auth('manage_test', { projectKey: pk });
+
+  async function importText(pk: string, body: string | Buffer, type = NDJSON) {
+    return t.http.post(`/${pk}/resource/import`).set(await manage(pk)).set('Content-Type', type).send(body).buffer(true).parse((res, done) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => done(null, text));
+    });
+  }
+
+  async function exportText(pk: string, query: Record<string, string> = {}) {
+    const res = await t.http.get(`/${pk}/resource/export`).query(query).set(await t.auth('view_test', { projectKey: pk })).buffer(true).parse((r, done) => {
+      let text = '';
+      r.setEncoding('utf8');
+      r.on('data', (chunk: string) => (text += chunk));
+      r.on('end', () => done(null, text));
+    });
+    return { status: res.status, type: res.headers['content-type'], text: res.body as string };
+  }
+
+  async function messageTypes(pk: string, id: string): Promise<string[]> {
+    const res = await t.http.get(`/${pk}/messages`).query({ where: `resource(id = "${id}")`, sort: 'sequenceNumber asc', limit: 500 }).set(await t.auth('view_messages', { projectKey: pk }));
+    expect(res.status).toBe(200);
+    return res.body.results.map((m: { type: string }) => m.type);
+  }
+
+  async function versionNumbers(pk: string, id: string): Promise<number[]> {
+    const res = await t.http.get(`/${pk}/resource/${id}/versions`).query({ limit: 500 }).set(await t.auth('view_audit_log', { projectKey: pk }));
+    expect(res.status).toBe(200);
+    return res.body.results.map((v: { version: number }) => v.version);
+  }
+
+  /** Documents of an export without what the server assigns (ids, versions, dates, authors). */
+  const documents = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => l && !l.startsWith('{"summary"'))
+      .map((l) => l.replace(/"(id|version|createdAt|lastModifiedAt)":("[^"]*"|\d+),/g, '').replace(/"(createdBy|lastModifiedBy)":\{[^}]*\},/g, ''))
+      .sort();
+
+  describe('round trip', () => {
+    const a = uniqueProjectKey('a');
+    const b = uniqueProjectKey('b');
+    const count = 5_000;
+
+    beforeAll(async () => {
+      // Seeded by SQL: what matters is the export of many resources, not how they were written.
+      await db.query(
+        `INSERT INTO resource (id, project_key, key, version, created_at, last_modified_at, created_by, last_modified_by, published, object_type_property)
+         SELECT gen_random_uuid(), $1, 'k-' || g, 1 + g % 4, now(), now(), '{"clientId":"seed"}', '{"clientId":"seed"}', g % 3 <> 0,
+                ('{"arrayOfIntExample":[' || g || ',${INT64_MAX}],"arrayOfUniqueIntExample":[],"arrayOfTwonumbersExample":[1,2],' ||
+                 '"arrayOfFloatExample":[0.25],"arrayOfNumberNoDefaultsExample":[],"arrayOfStringExample":["s' || g || '"],' ||
+                 '"arrayOfObjectType":[{"integerExample":${INT64_MIN},"integerExampleInt32":' || g || '}]}')::jsonb
+         FROM generate_series(1, ${count}) g`,
+        [a],
+      );
+    }, 120_000);
+
+    it('exports every resource in id order as GET by id shows it, then the summary; imports into another project; exports the same documents', async () => {
+      const first = await exportText(a);
+      expect(first.status).toBe(200);
+      expect(first.type).toMatch(/^application\/x-ndjson/);
+      const exported = first.text.split('\n');
+      expect(exported.pop()).toBe('');
+      expect(exported.pop()).toBe(`{"summary":{"count":${count}}}`);
+      expect(exported).toHaveLength(count);
+      const ids = exported.map((l) => JSON.parse(l).id as string);
+      expect([...ids].sort()).toEqual(ids);
+      expect(exported[0]).toContain(INT64_MAX);
+      expect(exported[0]).toContain(INT64_MIN);
+      const sample = exported[17];
+      const byId = await t.http.get(`/${a}/resource/${JSON.parse(sample).id}`).set(await t.auth('view_test', { projectKey: a })).buffer(true);
+      expect(byId.text).toBe(sample);
+
+      // The drafts of the exported resources (what `npm run cli -- import` sends for an export's lines).
+      const drafts = exported.map((l) => {
+        const published = /"published":(true|false)/.exec(l)![1];
+        const key = /"key":"([^"]+)"/.exec(l)![1];
+        const document = /"objectTypeProperty":(\{.*\}),"images":/.exec(l)![1];
+        return `{"key":"${key}","objectTypeProperty":${document},"publish":${published}}`;
+      });
+      const imported = await importText(b, `${drafts.join('\n')}\n`);
+      expect(imported.status).toBe(200);
+      expect(imported.headers['content-type']).toMatch(/^application\/x-ndjson/);
+      const results = lines(imported.body);
+      expect(results.pop()).toEqual({ summary: { lines: count, created: count, updated: 0, unchanged: 0, failed: 0 } });
+      expect(results.map((r) => r.line)).toEqual(drafts.map((_, i) => i + 1));
+      expect(results.every((r) => r.status === 201 && r.version === 1 && typeof r.id === 'string')).toBe(true);
+
+      const second = await exportText(b);
+      expect(second.text.endsWith(`{"summary":{"count":${count}}}\n`)).toBe(true);
+      expect(documents(second.text)).toEqual(documents(first.text));
+    }, 300_000);
+
+    it('re-running the same import answers every line unchanged, adds no version and no message', async () => {
+      const before = await exportText(b);
+      const drafts = before.text
+        .split('\n')
+        .filter((l) => l && !l.startsWith('{"summary"'))
+        .slice(0, 600)
+        .map((l) => `{"key":"${/"key":"([^"]+)"/.exec(l)![1]}","objectTypeProperty":${/"objectTypeProperty":(\{.*\}),"images":/.exec(l)![1]},"publish":${/"published":(true|false)/.exec(l)![1]}}`);
+      const again = await importText(b, drafts.join('\n'));
+      const results = lines(again.body);
+      expect(results.pop()).toEqual({ summary: { lines: 600, created: 0, updated: 0, unchanged: 600, failed: 0 } });
+      expect(results.every((r) => r.status === 200 && r.unchanged === true && r.version === 1)).toBe(true);
+      const id = results[5].id;
+      expect(await versionNumbers(b, id)).toEqual([1]);
+      expect(await messageTypes(b, id)).toEqual(['ResourceCreated']);
+      const after = await exportText(b);
+      expect(after.text).toBe(before.text);
+    }, 120_000);
+
+    it('exports only the matches of `where`, with variables; a malformed `where` is a 400 before any line', async () => {
+      const some = await exportText(a, { where: 'key in :keys', 'var.keys': 'k-7' });
+      expect(some.status).toBe(200);
+      const got = lines(some.text);
+      expect(got).toHaveLength(2);
+      expect(got[0].key).toBe('k-7');
+      expect(got[1]).toEqual({ summary: { count: 1 } });
+      const bad = await t.http.get(`/${a}/resource/export`).query({ where: 'colour = "red"' }).set(await t.auth('view_test', { projectKey: a }));
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toMatch(/^Malformed parameter: where: /);
+    });
+
+    it('an empty project exports the summary line alone; the scope is checked', async () => {
+      const empty = uniqueProjectKey('e');
+      expect((await exportText(empty)).text).toBe('{"summary":{"count":0}}\n');
+      const res = await t.http.get(`/${a}/resource/export`).set(await t.auth('view_messages', { projectKey: a }));
+      expect(res.status).toBe(403);
+    });
+  });
+
+  describe('what an import writes', () => {
+    it('records the messages and versions a PUT by key records, the same, for a create and an overwrite', async () => {
+      const viaPut = uniqueProjectKey('put');
+      const viaImport = uniqueProjectKey('imp');
+      const key = newKey();
+      const steps = [line(key, { publish: false }), line(key, { strings: ['b'], publish: true }), line(key, { strings: ['c'], publish: true })];
+      for (const body of steps) {
+        const res = await t.http.put(`/${viaPut}/resource`).set(await manage(viaPut)).set('Content-Type', 'application/json').send(body);
+        expect(res.status).toBe(201);
+      }
+      const imported = lines((await importText(viaImport, steps.join('\n'))).body);
+      expect(imported.pop()).toEqual({ summary: { lines: 3, created: 1, updated: 2, unchanged: 0, failed: 0 } });
+      expect(imported.map((r) => [r.status, r.version])).toEqual([[201, 1], [200, 2], [200, 3]]);
+
+      const read = async (pk: string) => {
+        const resource = await t.http.get(`/${pk}/resource/key=${key}`).set(await t.auth('view_test', { projectKey: pk }));
+        const id = resource.body.id as string;
+        const messages = await t.http.get(`/${pk}/messages`).query({ where: `resource(id = "${id}")`, sort: 'sequenceNumber asc' }).set(await t.auth('view_messages', { projectKey: pk })).buffer(true);
+        const versions = await t.http.get(`/${pk}/resource/${id}/versions`).set(await t.auth('view_audit_log', { projectKey: pk }));
+        const strip = (text: string) =>
+          text
+            .replaceAll(id, '<id>')
+            .replaceAll(pk, '<pk>')
+            .replace(/"(id|createdAt|lastModifiedAt|modifiedAt)":"[^"]*"/g, '"$1":"…"')
+            .replace(/"clientId":"[^"]*"/g, '"clientId":"…"');
+        return { messages: strip(messages.text), versions: strip(JSON.stringify(versions.body)) };
+      };
+      const put = await read(viaPut);
+      const imp = await read(viaImport);
+      expect(imp.messages).toBe(put.messages);
+      expect(imp.versions).toBe(put.versions);
+      expect(put.messages).toContain(INT64_MAX);
+      expect(JSON.parse(put.messages).results.map((m: { type: string }) => m.type)).toEqual([
+        'ResourceCreated',
+        'ObjectTypePropertySet',
+        'ResourcePublished',
+        'ObjectTypePropertySet',
+      ]);
+    });
+  });
+
+  describe('bad input', () => {
+    const pk = uniqueProjectKey('bad');
+
+    it('answers every line: invalid JSON and rule-breaking lines are 400 results, the others are written; blank lines are skipped', async () => {
+      const k1 = newKey();
+      const k2 = newKey();
+      const body = [line(k1), '{"key": "x1", "objectTypeProperty": ', '', '   ', '{"key":"ok-key","objectTypeProperty":{}}', line(k2, { big: '9223372036854775808' }), line(newKey()) + '\r'].join('\n');
+      const res = await importText(pk, body);
+      expect(res.status).toBe(200);
+      const results = lines(res.body);
+      const summary = results.pop();
+      expect(results.map((r) => [r.line, r.status])).toEqual([[1, 201], [2, 400], [5, 400], [6, 400], [7, 201]]);
+      expect(results[1].errors[0].code).toBe('InvalidJsonInput');
+      expect(results[2].errors.map((e: { field?: string }) => e.field)).toContain('objectTypeProperty.arrayOfIntExample');
+      expect(JSON.stringify(results[3].errors)).toContain('arrayOfIntExample');
+      expect(summary).toEqual({ summary: { lines: 5, created: 2, updated: 0, unchanged: 0, failed: 3 } });
+      expect((await t.http.get(`/${pk}/resource/key=${k2}`).set(await t.auth('view_test', { projectKey: pk }))).status).toBe(404);
+    });
+
+    it('a duplicate key within one file: the last line wins, both are answered', async () => {
+      const key = newKey();
+      const res = await importText(pk, [line(key, { strings: ['first'] }), line(newKey()), line(key, { strings: ['last'] })].join('\n'));
+      const results = lines(res.body);
+      expect(results.map((r) => [r.line, r.status, r.version])).toEqual([[1, 201, 1], [2, 201, 1], [3, 200, 2], [undefined, undefined, undefined]]);
+      const stored = await t.http.get(`/${pk}/resource/key=${key}`).set(await t.auth('view_test', { projectKey: pk }));
+      expect(stored.body.objectTypeProperty.arrayOfStringExample).toEqual(['last']);
+      expect(stored.body.version).toBe(2);
+    });
+
+    it('a version mismatch is a 409 result with the current version; a matching one overwrites', async () => {
+      const key = newKey();
+      await importText(pk, line(key));
+      const res = await importText(pk, [line(key, { strings: ['x'], version: 7 }), line(key, { strings: ['y'], version: 1 })].join('\n'));
+      const results = lines(res.body);
+      expect(results[0]).toEqual({ line: 1, status: 409, errors: [{ code: 'ConcurrentModification', message: 'Object version mismatch. The current version is 1.', currentVersion: 1 }] });
+      expect(results[1]).toMatchObject({ line: 2, status: 200, version: 2 });
+      expect(results[2]).toEqual({ summary: { lines: 2, created: 0, updated: 1, unchanged: 0, failed: 1 } });
+    });
+
+    it('a body cut off mid-line: the lines before it are written, the cut one is a 400 result', async () => {
+      const key = newKey();
+      const whole = line(newKey());
+      const res = await importText(pk, `${line(key)}\n${whole.slice(0, 40)}`);
+      const results = lines(res.body);
+      expect(results.map((r) => r.status)).toEqual([201, 400, undefined]);
+      expect(results[1].errors[0].code).toBe('InvalidJsonInput');
+    });
+
+    it('an empty body (or one of blank lines) is a 400 before anything is answered', async () => {
+      for (const body of ['', '\n\n  \n']) {
+        const res = await t.http.post(`/${pk}/resource/import`).set(await manage(pk)).set('Content-Type', NDJSON).send(body);
+        expect(res.status).toBe(400);
+        expect(res.body.errors[0].code).toBe('InvalidInput');
+      }
+    });
+
+    it('a wrong Content-Type is a 415; without a token it is a 401 first', async () => {
+      const res = await t.http.post(`/${pk}/resource/import`).set(await manage(pk)).set('Content-Type', 'application/json').send(line(newKey()));
+      expect(res.status).toBe(415);
+      expect(res.body.errors[0].code).toBe('UnsupportedMediaType');
+      const anonymous = await t.http.post(`/${pk}/resource/import`).set('Content-Type', NDJSON).send(line(newKey()));
+      expect(anonymous.status).toBe(401);
+    });
+
+    it('a line longer than the JSON body limit is a 400 result; the lines around it are written', async () => {
+      const long = `{"key":"${newKey()}","objectTypeProperty":{"arrayOfStringExample":["${'x'.repeat(t.config.http.bodyLimitBytes)}"]}}`;
+      const res = await importText(pk, [line(newKey()), long, line(newKey())].join('\n'));
+      const results = lines(res.body);
+      expect(results.map((r) => [r.line, r.status])).toEqual([[1, 201], [2, 400], [3, 201], [undefined, undefined]]);
+      expect(results[1].errors[0].message).toMatch(/at most HTTP_BODY_LIMIT_BYTES/);
+    });
+  });
+
+  describe('IMPORT_MAX_BYTES', () => {
+    /** Lines of about 512 KiB (a draft padded with JSON whitespace): few lines pass the limit. */
+    const padded = (key: string) => line(key).replace('"objectTypeProperty":', `"objectTypeProperty":${' '.repeat(512 * 1024)}`);
+
+    it('413 before anything is written when Content-Length says more', async () => {
+      const pk = uniqueProjectKey('lim');
+      const body = Array.from({ length: 20 }, () => padded(newKey())).join('\n');
+      expect(Buffer.byteLength(body)).toBeGreaterThan(IMPORT_LIMIT);
+      const res = await t.http.post(`/${pk}/resource/import`).set(await manage(pk)).set('Content-Type', NDJSON).send(body);
+      expect(res.status).toBe(413);
+      expect(res.body.errors[0].code).toBe('PayloadTooLarge');
+      expect((await exportText(pk)).text).toBe('{"summary":{"count":0}}\n');
+    });
+
+    it('without Content-Length: the import stops there with a final error line; the lines answered are written', async () => {
+      const pk = uniqueProjectKey('lim');
+      const token = (await manage(pk)).Authorization;
+      const text = await chunkedPost(t, `/${pk}/resource/import`, token, Array.from({ length: 20 }, () => `${padded(newKey())}\n`));
+      const results = lines(text);
+      const last = results.pop();
+      expect(last.statusCode).toBe(413);
+      expect(last.errors[0].code).toBe('PayloadTooLarge');
+      expect(results.length).toBe(15);
+      expect(results.every((r) => r.status === 201)).toBe(true);
+      expect(lines((await exportText(pk)).text).pop()).toEqual({ summary: { count: 15 } });
+    });
+  });
+
+  it('a client that disconnects mid-import: what was answered as written is written, no resource is half written', async () => {
+    const pk = uniqueProjectKey('gone');
+    const token = (await manage(pk)).Authorization;
+    const port = await listening(t);
+    const answered: any[] = [];
+    await new Promise<void>((resolve) => {
+      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: `/${pk}/resource/import`, headers: { Authorization: token, 'Content-Type': NDJSON } });
+      req.on('error', () => resolve());
+      req.on('response', (res) => {
+        let buffered = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffered += chunk;
+          const parts = buffered.split('\n');
+          buffered = parts.pop()!;
+          answered.push(...parts.map((p) => JSON.parse(p)));
+          if (answered.length >= 3) {
+            req.destroy();
+            resolve();
+          }
+        });
+        res.on('error', () => resolve());
+      });
+      // Three lines, a pause long enough for them to be written and answered, then the rest cut mid-line.
+      req.write([line(newKey()), line(newKey()), line(newKey())].join('\n') + '\n');
+      setTimeout(() => req.write(line(newKey()).slice(0, 30)), 300);
+    });
+    expect(answered.slice(0, 3).every((r) => r.status === 201)).toBe(true);
+    await sleep(300);
+    const exported = await exportText(pk);
+    const resources = lines(exported.text);
+    expect(resources.pop()).toEqual({ summary: { count: 3 } });
+    for (const resource of resources) {
+      expect(resource.version).toBe(1);
+      expect(await messageTypes(pk, resource.id)).toEqual(['ResourceCreated']);
+      expect(await versionNumbers(pk, resource.id)).toEqual([1]);
+    }
+  });
+});
+
+/** The app's HTTP server listening on a loopback port (as supertest makes it listen), for requests supertest cannot make. */
+async function listening(t: TestApp): Promise<number> {
+  const server = t.app.getHttpServer() as import('node:http').Server;
+  if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+/** POST with a chunked body (no Content-Length): the chunks as given. Resolves with the answer's text. */
+async function chunkedPost(t: TestApp, path: string, authorization: string, chunks: string[]): Promise<string> {
+  const port = await listening(t);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { Authorization: authorization, 'Content-Type': NDJSON } });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve(text));
+      res.on('error', () => resolve(text));
+    });
+    // Written as fast as the server takes them; the server stops reading at the limit.
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}
