@@ -10,19 +10,21 @@
  *   count under the row's lock), `change_id` (a new UUID: the write's change, shared by its messages), and
  *   `json` (the resource as GET by id answers it after the write);
  * - `c`: the write's messages in order: `n` (1, 2, …), `type`, `payload` (the type's members as JSON text
- *   without braces, '' for none).
+ *   without braces, '' for none), and with `manyResources` (`w` has a row per resource) `resource_id`.
  */
-export function recordChanges(options: { version: boolean }): string {
+export function recordChanges(options: { version: boolean; manyResources?: boolean }): string {
+  // A statement that writes several resources (an import batch) gives each message its `resource_id`.
+  const each = options.manyResources ? { from: 'w JOIN c ON c.resource_id = w.id', of: 'WHERE c.resource_id = w.id' } : { from: 'w, c', of: '' };
   const messages = `logged_messages AS (
       INSERT INTO message (id, project_key, resource_id, resource_version, sequence_number, resource_key, type, created_at, created_by, payload, change_id)
       SELECT gen_random_uuid(), w.project_key, w.id, w.version, w.first_sequence + c.n - 1, w.key, c.type, w.changed_at, w.changed_by, c.payload, w.change_id
-      FROM w, c
+      FROM ${each.from}
     )`;
   // A delete adds no version: the last one written stays the resource's last.
   if (!options.version) return messages;
   return `${messages}, logged_version AS (
       INSERT INTO resource_version (resource_id, version, project_key, modified_at, modified_by, types, representation)
-      SELECT w.id, w.version, w.project_key, w.changed_at, w.changed_by, ARRAY(SELECT c.type FROM c ORDER BY c.n), w.json FROM w
+      SELECT w.id, w.version, w.project_key, w.changed_at, w.changed_by, ARRAY(SELECT c.type FROM c ${each.of} ORDER BY c.n), w.json FROM w
     )`;
 }
 

@@ -316,19 +316,6 @@ const IMPORT_MESSAGES = `
   UNION ALL
   SELECT w.id, 2, CASE WHEN w.published THEN 'ResourcePublished' ELSE 'ResourceUnpublished' END, '' FROM w WHERE w.flag_changed`;
 
-/**
- * `recordChanges({version: true})` for a write of many resources: the same rows, each resource's messages
- * joined to its own row of `w` (`c.resource_id`) instead of every row of `w`.
- */
-const RECORD_EACH_CHANGE = `logged_messages AS (
-      INSERT INTO message (id, project_key, resource_id, resource_version, sequence_number, resource_key, type, created_at, created_by, payload, change_id)
-      SELECT gen_random_uuid(), w.project_key, w.id, w.version, w.first_sequence + c.n - 1, w.key, c.type, w.changed_at, w.changed_by, c.payload, w.change_id
-      FROM w JOIN c ON c.resource_id = w.id
-    ), logged_version AS (
-      INSERT INTO resource_version (resource_id, version, project_key, modified_at, modified_by, types, representation)
-      SELECT w.id, w.version, w.project_key, w.changed_at, w.changed_by, ARRAY(SELECT c.type FROM c WHERE c.resource_id = w.id ORDER BY c.n), w.json FROM w
-    )`;
-
 /** The first id of the keyset order (the nil UUID sorts before every other). */
 export const FIRST_ID = '00000000-0000-0000-0000-000000000000';
 
@@ -390,7 +377,7 @@ export const BULK_SQL = {
       RETURNING ${writtenColumns(RESOURCE_JSON, '1')}, true AS created, false AS flag_changed, r.published, NULL::text AS document
     ), w AS (SELECT * FROM i UNION ALL SELECT * FROM u),
     c AS (${IMPORT_MESSAGES}),
-    ${RECORD_EACH_CHANGE}
+    ${recordChanges({ version: true, manyResources: true })}
     SELECT d.n, d.action, w.id IS NOT NULL AS written, COALESCE(w.id, d.old_id) AS id, COALESCE(w.version, d.old_version) AS version
     FROM d LEFT JOIN w ON w.key = d.key ORDER BY d.n`,
 
