@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       ['database.migrationsRun', config.database.migrationsRun, true],
       ['logLevel', config.logLevel, 'log'],
       ['metrics.token', config.metrics.token, undefined],
+      ['images.blobReclaimDelayMs', config.images.blobReclaimDelayMs, 600_000],
     ])('%s', (_name, actual, expected) => {
       expect(actual).toEqual(expected);
     });
@@ -136,6 +137,8 @@ describe('loadConfig', () => {
       ['METRICS_TOKEN', 'short-token'],
       ['METRICS_TOKEN', 'a token with spaces in it'],
       ['METRICS_TOKEN', 'x'.repeat(513)],
+      ['IMAGES_BLOB_RECLAIM_DELAY_MS', '999'],
+      ['IMAGES_BLOB_RECLAIM_DELAY_MS', '86400001'],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);
     });
