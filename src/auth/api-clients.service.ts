@@ -6,7 +6,7 @@ import type { PageQueryDto } from '../common/page-query.dto.js';
 import { ApiClientDraftDto, ApiClientDto, ApiClientPageDto, CreatedApiClientDto, toApiClientDto } from './api-client.dto.js';
 import { ApiClientsRepository, StoredApiClient } from './api-clients.repository.js';
 import { generateSecret, hashSecret, verifySecret } from './secret-hash.js';
-import { invalidClientScope, splitScopes } from './scopes.js';
+import { invalidClientScope, invalidCustomerScope, splitScopes } from './scopes.js';
 
 export interface NewClient {
   id?: string;
@@ -17,11 +17,13 @@ export interface NewClient {
 }
 
 /**
- * A validated draft as a new client: its scopes must all be of `projectKey` (a rule of the project,
- * not of the body's shape, so it is checked here rather than by the DTO).
+ * A validated draft as a new client: its scopes must all be of `projectKey`, and a customer-bound
+ * client holds no `manage_test` (CONTRACT.md §10: `manage_test` grants every write without the
+ * customer restriction, so together they would make the binding meaningless). Rules of the project and
+ * of the combination, not of the body's shape, so they are checked here rather than by the DTO.
  */
 export function toNewClient(draft: ApiClientDraftDto, projectKey: string): NewClient {
-  const problem = invalidClientScope(draft.scope, projectKey);
+  const problem = invalidClientScope(draft.scope, projectKey) ?? (draft.customerId ? invalidCustomerScope(draft.scope) : undefined);
   if (problem) {
     throw DomainError.of(ErrorCode.InvalidField, `scope: ${problem}.`, { field: 'scope', invalidValue: draft.scope });
   }
