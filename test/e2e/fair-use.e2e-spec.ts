@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Database } from '../../src/database/database.js';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
 import { png } from '../support/image-bytes.js';
@@ -12,6 +17,27 @@ import { sleep } from '../support/timing.js';
  */
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+interface BackendCall {
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** A backend that answers `{}` and records what it received. */
+function startBackend(): Promise<{ server: Server; url: string; calls: BackendCall[] }> {
+  const calls: BackendCall[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    req.on('end', () => {
+      calls.push({ url: req.url!, headers: req.headers });
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls })),
+  );
+}
 
 describe('fair use and hardening', () => {
   describe('deleting a resource deletes its images and reclaims their unused bytes', () => {
@@ -57,6 +83,75 @@ describe('fair use and hardening', () => {
       const kept = await t.http.get(second.imageUrl).set(view);
       expect(kept.status).toBe(200);
       expect(sha256(kept.body as Buffer)).toBe(sha256(shared));
+    });
+  });
+
+  describe('forward actions: who calls, Path-Header, the declared query', () => {
+    const FORWARD = uniqueProjectKey('fwd');
+    let t: TestApp;
+    let backend: Awaited<ReturnType<typeof startBackend>>;
+    let dir: string;
+    beforeAll(async () => {
+      backend = await startBackend();
+      dir = mkdtempSync(join(tmpdir(), 'fair-use-'));
+      const file = join(dir, 'actions.yaml');
+      writeFileSync(
+        file,
+        `actions:
+  - method: GET
+    path: namespace-action-with-headers
+    projects: [${FORWARD}]
+    handler: { type: forward, url: "${backend.url}/api", forwardHeaders: [Accept-Language] }
+  - method: GET
+    path: namespace-action
+    projects: [${FORWARD}]
+    handler: { type: forward, url: "${backend.url}/api/echo?tenant=${FORWARD}&mode=safe" }
+`,
+      );
+      t = await createTestApp({ AUTH_DEMO_CLIENT: 'false', ACTIONS_FILE: file });
+    });
+    afterAll(async () => {
+      await t.close();
+      backend.server.closeAllConnections();
+      await new Promise((resolve) => backend.server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const action = (name: string) => `/${FORWARD}/resource/${name}`;
+
+    it('the backend learns the project key, client id and customer id from the token; forged ones are dropped', async () => {
+      const caller = await t.auth('view_test', { projectKey: FORWARD, customerId: 'cust-9' });
+      const clientId = JSON.parse(Buffer.from(caller.Authorization.split('.')[1], 'base64url').toString()).client_id;
+      const forged = { 'X-Project-Key': 'other-project', 'X-Client-Id': 'admin', 'X-Customer-Id': 'someone-else' };
+      const res = await t.http.get(action('namespace-action')).set(caller).set(forged);
+      expect(res.status).toBe(200);
+      const headers = backend.calls.at(-1)!.headers;
+      expect([headers['x-project-key'], headers['x-client-id'], headers['x-customer-id']]).toEqual([FORWARD, clientId, 'cust-9']);
+
+      await t.http.get(action('namespace-action')).set(await t.auth('view_test', { projectKey: FORWARD })).set(forged);
+      expect(backend.calls.at(-1)!.headers['x-customer-id']).toBeUndefined();
+      expect(backend.calls.at(-1)!.headers['x-project-key']).toBe(FORWARD);
+    });
+
+    it.each(['/%2e%2e/admin', '/%2E%2E/admin', '/x/%2e./admin', '/carts%2f..%2fadmin', '/carts%2F..%2Fadmin', '/carts%5c..%5cadmin', '/carts%5C..%5Cadmin'])(
+      'Path-Header %p (encoded dots, slashes, backslashes) → 400 InvalidField, the backend is not called',
+      async (pathHeader) => {
+        const before = backend.calls.length;
+        const res = await t.http
+          .get(action('namespace-action-with-headers'))
+          .set(await t.auth('view_test', { projectKey: FORWARD }))
+          .set({ 'Test-Header': '{}', 'Path-Header': pathHeader });
+        expectErrorEnvelope(res, 400, 'InvalidField');
+        expect(res.body.errors[0].field).toBe('Path-Header');
+        expect(backend.calls.length).toBe(before);
+      },
+    );
+
+    it("the declared query parameters win over the caller's of the same name", async () => {
+      const res = await t.http
+        .get(`${action('namespace-action')}?tenant=other&x=1&mode=unsafe&%74enant=again&y=2`)
+        .set(await t.auth('view_test', { projectKey: FORWARD }));
+      expect(res.status).toBe(200);
+      expect(backend.calls.at(-1)!.url).toBe(`/api/echo?tenant=${FORWARD}&mode=safe&x=1&y=2`);
     });
   });
 
