@@ -4,6 +4,8 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { Database } from '../../src/database/database.js';
 import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
@@ -39,15 +41,48 @@ function startBackend(): Promise<{ server: Server; url: string; calls: BackendCa
   );
 }
 
+/** A project whose namespace actions forward to the recording backend. */
+const FORWARD = uniqueProjectKey('fwd');
+
+function actionsYaml(backendUrl: string): string {
+  return `actions:
+  - method: GET
+    path: namespace-action-with-headers
+    projects: [${FORWARD}]
+    handler: { type: forward, url: "${backendUrl}/api", forwardHeaders: [Accept-Language] }
+  - method: GET
+    path: namespace-action
+    projects: [${FORWARD}]
+    handler: { type: forward, url: "${backendUrl}/api/echo?tenant=${FORWARD}&mode=safe" }
+`;
+}
+
 describe('fair use and hardening', () => {
-  describe('deleting a resource deletes its images and reclaims their unused bytes', () => {
-    let t: TestApp;
-    let db: Database;
-    beforeAll(async () => {
-      t = await createTestApp({ AUTH_DEMO_CLIENT: 'false', IMAGES_WORKER_INTERVAL_MS: '100', IMAGES_BLOB_RECLAIM_DELAY_MS: '1000' });
-      db = t.app.get(Database);
+  /** One app for the file (an app takes seconds to start); each block uses projects of its own. */
+  let t: TestApp;
+  let db: Database;
+  let backend: Awaited<ReturnType<typeof startBackend>>;
+  let dir: string;
+  beforeAll(async () => {
+    backend = await startBackend();
+    dir = mkdtempSync(join(tmpdir(), 'fair-use-'));
+    writeFileSync(join(dir, 'actions.yaml'), actionsYaml(backend.url));
+    t = await createTestApp({
+      AUTH_DEMO_CLIENT: 'false',
+      ACTIONS_FILE: join(dir, 'actions.yaml'),
+      IMAGES_WORKER_INTERVAL_MS: '100',
+      IMAGES_BLOB_RECLAIM_DELAY_MS: '1000',
     });
-    afterAll(() => t.close());
+    db = t.app.get(Database);
+  });
+  afterAll(async () => {
+    await t?.close();
+    backend.server.closeAllConnections();
+    await new Promise((resolve) => backend.server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('deleting a resource deletes its images and reclaims their unused bytes', () => {
 
     async function resourceWithImage(bytes: Buffer): Promise<{ id: string; imageUrl: string }> {
       const manage = await t.auth('manage_test');
@@ -87,35 +122,6 @@ describe('fair use and hardening', () => {
   });
 
   describe('forward actions: who calls, Path-Header, the declared query', () => {
-    const FORWARD = uniqueProjectKey('fwd');
-    let t: TestApp;
-    let backend: Awaited<ReturnType<typeof startBackend>>;
-    let dir: string;
-    beforeAll(async () => {
-      backend = await startBackend();
-      dir = mkdtempSync(join(tmpdir(), 'fair-use-'));
-      const file = join(dir, 'actions.yaml');
-      writeFileSync(
-        file,
-        `actions:
-  - method: GET
-    path: namespace-action-with-headers
-    projects: [${FORWARD}]
-    handler: { type: forward, url: "${backend.url}/api", forwardHeaders: [Accept-Language] }
-  - method: GET
-    path: namespace-action
-    projects: [${FORWARD}]
-    handler: { type: forward, url: "${backend.url}/api/echo?tenant=${FORWARD}&mode=safe" }
-`,
-      );
-      t = await createTestApp({ AUTH_DEMO_CLIENT: 'false', ACTIONS_FILE: file });
-    });
-    afterAll(async () => {
-      await t.close();
-      backend.server.closeAllConnections();
-      await new Promise((resolve) => backend.server.close(resolve));
-      rmSync(dir, { recursive: true, force: true });
-    });
     const action = (name: string) => `/${FORWARD}/resource/${name}`;
 
     it('the backend learns the project key, client id and customer id from the token; forged ones are dropped', async () => {
@@ -155,13 +161,41 @@ describe('fair use and hardening', () => {
     });
   });
 
-  describe('a customer-bound client holds no manage_test', () => {
-    let t: TestApp;
+  describe('the log line of a 500 names the route, not the URL', () => {
+    const BROKEN = uniqueProjectKey('broken');
+    const suffix = Math.random().toString(36).slice(2, 8);
     beforeAll(async () => {
-      t = await createTestApp({ AUTH_DEMO_CLIENT: 'false' });
+      // Creating a resource in this project fails with an error no mapping knows: a real 500.
+      await db.query(`CREATE FUNCTION fair_use_fail_${suffix}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'something unexpected' USING ERRCODE = 'XX000'; END $$`);
+      await db.query(`CREATE TRIGGER fair_use_fail_${suffix} BEFORE INSERT ON resource FOR EACH ROW
+        WHEN (NEW.project_key = '${BROKEN}') EXECUTE FUNCTION fair_use_fail_${suffix}()`);
     });
-    afterAll(() => t.close());
+    afterAll(async () => {
+      await db.query(`DROP TRIGGER IF EXISTS fair_use_fail_${suffix} ON resource`);
+      await db.query(`DROP FUNCTION IF EXISTS fair_use_fail_${suffix}()`);
+    });
 
+    it('POST /{projectKey}/resource?<secret query> → 500 General; the error line has the pattern, neither the query nor the path values', async () => {
+      const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      try {
+        const res = await t.http
+          .post(`/${BROKEN}/resource?access_token=s3cr3t-in-query`)
+          .set(await t.auth('manage_test', { projectKey: BROKEN }))
+          .send(draft({ key: 'customer-email-at-example' }));
+        expectErrorEnvelope(res, 500, 'General');
+        const lines = logged.mock.calls.map((call) => JSON.stringify(call[0]));
+        const line = lines.find((text) => text.includes('something unexpected'));
+        expect(line).toContain('POST /:projectKey/resource:');
+        expect(line).not.toContain('s3cr3t-in-query');
+        expect(line).not.toContain(BROKEN);
+      } finally {
+        logged.mockRestore();
+      }
+    });
+  });
+
+  describe('a customer-bound client holds no manage_test', () => {
     it('POST /{projectKey}/api-clients with customerId and manage_test → 400 InvalidField', async () => {
       const admin = await t.auth('manage_api_clients');
       const pk = t.projectKey;
