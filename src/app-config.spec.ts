@@ -38,6 +38,9 @@ describe('loadConfig', () => {
       ['logLevel', config.logLevel, 'log'],
       ['metrics.token', config.metrics.token, undefined],
       ['images.blobReclaimDelayMs', config.images.blobReclaimDelayMs, 600_000],
+      ['auth.rateLimitTokenPerMinute', config.auth.rateLimitTokenPerMinute, 600],
+      ['auth.hashConcurrency', config.auth.hashConcurrency, 2],
+      ['http.trustProxyHops', config.http.trustProxyHops, 0],
     ])('%s', (_name, actual, expected) => {
       expect(actual).toEqual(expected);
     });
@@ -82,6 +85,9 @@ describe('loadConfig', () => {
       [{ SHUTDOWN_TIMEOUT_MS: '100' }, (c: ReturnType<typeof loadConfig>) => c.http.shutdownTimeoutMs, 100],
       [{ SHUTDOWN_TIMEOUT_MS: '600000' }, (c: ReturnType<typeof loadConfig>) => c.http.shutdownTimeoutMs, 600_000],
       [{ LOG_LEVEL: 'debug' }, (c: ReturnType<typeof loadConfig>) => c.logLevel, 'debug'],
+      [{ RATE_LIMIT_TOKEN_PER_MINUTE: '0' }, (c: ReturnType<typeof loadConfig>) => c.auth.rateLimitTokenPerMinute, 0],
+      [{ AUTH_HASH_CONCURRENCY: '8' }, (c: ReturnType<typeof loadConfig>) => c.auth.hashConcurrency, 8],
+      [{ HTTP_TRUST_PROXY_HOPS: '2' }, (c: ReturnType<typeof loadConfig>) => c.http.trustProxyHops, 2],
       [{ METRICS_TOKEN: 'scrape-Token_0123.~+/=' }, (c: ReturnType<typeof loadConfig>) => c.metrics.token, 'scrape-Token_0123.~+/='],
     ])('%j', (env, pick, expected) => {
       expect(pick(loadConfig(env))).toEqual(expected);
@@ -139,6 +145,12 @@ describe('loadConfig', () => {
       ['METRICS_TOKEN', 'x'.repeat(513)],
       ['IMAGES_BLOB_RECLAIM_DELAY_MS', '999'],
       ['IMAGES_BLOB_RECLAIM_DELAY_MS', '86400001'],
+      ['RATE_LIMIT_TOKEN_PER_MINUTE', '-1'],
+      ['RATE_LIMIT_TOKEN_PER_MINUTE', 'many'],
+      ['AUTH_HASH_CONCURRENCY', '0'],
+      ['AUTH_HASH_CONCURRENCY', '65'],
+      ['HTTP_TRUST_PROXY_HOPS', '11'],
+      ['HTTP_TRUST_PROXY_HOPS', 'true'],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);
     });

@@ -22,6 +22,10 @@ export interface AuthConfig {
   /** Create and print a demo client on an empty embedded database. */
   demoClient: boolean;
   rateLimitPerMinute: number;
+  /** Requests a minute to POST /oauth/token and /oauth/introspect, per client id and per remote address. */
+  rateLimitTokenPerMinute: number;
+  /** Client secrets verified (scrypt) at once by the token endpoints; the rest wait (at most HASH_QUEUE_PER_SLOT each). */
+  hashConcurrency: number;
 }
 
 export const authConfig = configSection('auth', (read): AuthConfig => {
@@ -34,6 +38,8 @@ export const authConfig = configSection('auth', (read): AuthConfig => {
     bootstrap: undefined,
     demoClient: read.bool('AUTH_DEMO_CLIENT', true),
     rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 60_000, 0, 100_000_000),
+    rateLimitTokenPerMinute: read.int('RATE_LIMIT_TOKEN_PER_MINUTE', 600, 0, 100_000_000),
+    hashConcurrency: read.int('AUTH_HASH_CONCURRENCY', 2, 1, 64),
   };
   const external = [read.url('AUTH_JWKS_URL', ['http:', 'https:']), read.string('AUTH_ISSUER'), read.string('AUTH_AUDIENCE')];
   if (external.every(Boolean)) {

@@ -21,6 +21,11 @@ export interface HttpConfig {
   corsOrigins: string[];
   /** After SIGTERM/SIGINT: how long in-flight requests may run before their connections are cut. */
   shutdownTimeoutMs: number;
+  /**
+   * Proxies in front of the server whose `X-Forwarded-For` entries are trusted (0: none, the peer is
+   * the client). Decides the remote address the token endpoints' limits count by.
+   */
+  trustProxyHops: number;
 }
 
 export const httpConfig = configSection('http', (read): HttpConfig => {
@@ -38,6 +43,7 @@ export const httpConfig = configSection('http', (read): HttpConfig => {
     publicBaseUrl: read.url('PUBLIC_BASE_URL', ['http:', 'https:']),
     corsOrigins: read.list('HTTP_CORS_ORIGINS'),
     shutdownTimeoutMs: read.int('SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
+    trustProxyHops: read.int('HTTP_TRUST_PROXY_HOPS', 0, 0, 10),
   };
   if (http.headersTimeoutMs > http.requestTimeoutMs) {
     read.problems.push('HTTP_HEADERS_TIMEOUT_MS: must not be greater than HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,8 @@ import { draft } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
 import { png } from '../support/image-bytes.js';
 import { sleep } from '../support/timing.js';
+import { basic } from '../support/auth.js';
+import { createApiClient, listenOnFreePort } from '../support/listening-app.js';
 
 /*
  * Fair use and the holes of a review (CONTRACT.md §14, issue 23): each attack as a real request against
@@ -19,6 +22,57 @@ import { sleep } from '../support/timing.js';
  */
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** Requests per minute the token endpoints allow per client id and per address in this file's app. */
+const TOKEN_LIMIT = 30;
+
+/** The p-th percentile (0–100) of `values`, nearest rank. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** Figures a reader wants beside the verdict (the other tenants' latencies under an attack). */
+function report(text: string): void {
+  process.stdout.write(`[fair-use] ${text}\n`);
+}
+
+/**
+ * A flood from another process (its own event loop, as a real attacker's would be): `concurrency`
+ * loops sending `request` to `url` until stdin closes; prints the count of each answer status.
+ */
+function startFlood(url: string, request: { method: string; headers: Record<string, string>; body?: string }, concurrency: number) {
+  const script = `
+    const [url, request, concurrency] = JSON.parse(process.argv[1]);
+    const counts = {};
+    let stop = false;
+    process.stdin.on('close', () => (stop = true)).resume();
+    const loops = Array.from({ length: concurrency }, async () => {
+      while (!stop) {
+        try {
+          const res = await fetch(url, request);
+          await res.arrayBuffer();
+          counts[res.status] = (counts[res.status] ?? 0) + 1;
+        } catch { counts.failed = (counts.failed ?? 0) + 1; }
+      }
+    });
+    Promise.all(loops).then(() => process.stdout.write(JSON.stringify(counts)));`;
+  const child = spawn(process.execPath, ['-e', script, JSON.stringify([url, request, concurrency])], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  const ended = new Promise<Record<string, number>>((resolve) => child.on('close', () => resolve(output ? JSON.parse(output) : {})));
+  return {
+    /** Stops the flood; the count of each answer status. */
+    stop: () => {
+      child.stdin.end();
+      return ended;
+    },
+  };
+}
+
+let addressCounter = 0;
+/** A client address of its own (the app trusts one proxy hop: X-Forwarded-For names the client). */
+const newAddress = () => `198.51.100.${++addressCounter}`;
 
 interface BackendCall {
   url: string;
@@ -72,6 +126,8 @@ describe('fair use and hardening', () => {
       ACTIONS_FILE: join(dir, 'actions.yaml'),
       IMAGES_WORKER_INTERVAL_MS: '100',
       IMAGES_BLOB_RECLAIM_DELAY_MS: '1000',
+      RATE_LIMIT_TOKEN_PER_MINUTE: String(TOKEN_LIMIT),
+      HTTP_TRUST_PROXY_HOPS: '1',
     });
     db = t.app.get(Database);
   });
@@ -82,7 +138,101 @@ describe('fair use and hardening', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  describe('deleting a resource deletes its images and reclaims their unused bytes', () => {
+  describe('POST /oauth/token and /oauth/introspect: rate limits, bounded hashing, no timing oracle', () => {
+    const token = (id: string, secret: string, address: string) =>
+      t.http.post('/oauth/token').set('Authorization', basic(id, secret)).set('X-Forwarded-For', address).type('form').send('grant_type=client_credentials');
+
+    it("one address flooding wrong secrets for a known client id: another tenant's token requests keep answering (p99 < 1 s)", async () => {
+      // Over a real socket with keep-alive (fetch), so that the flood costs the server what it would,
+      // and not what supertest's per-request set-up costs this process.
+      const base = await listenOnFreePort(t);
+      const fetchToken = async (id: string, secret: string, address: string) => {
+        const res = await fetch(`${base}/oauth/token`, {
+          method: 'POST',
+          headers: { Authorization: basic(id, secret), 'X-Forwarded-For': address, 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials',
+        });
+        await res.arrayBuffer();
+        return res.status;
+      };
+      const target = await createApiClient(t, 'view_test', uniqueProjectKey('target'));
+      const victim = await createApiClient(t, 'view_test', uniqueProjectKey('victim'));
+      const quiet: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const started = performance.now();
+        expect(await fetchToken(victim.id, victim.secret, newAddress())).toBe(200);
+        quiet.push(performance.now() - started);
+      }
+      const flood = startFlood(
+        `${base}/oauth/token`,
+        {
+          method: 'POST',
+          headers: { Authorization: basic(target.id, 'wrong-secret-0123456789'), 'X-Forwarded-For': newAddress(), 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials',
+        },
+        32,
+      );
+      const latencies: number[] = [];
+      const statuses: number[] = [];
+      let attackStatuses: Record<string, number>;
+      try {
+        await sleep(1_000);
+        const victimAddress = newAddress();
+        for (let i = 0; i < 20; i++) {
+          const started = performance.now();
+          statuses.push(await fetchToken(victim.id, victim.secret, victimAddress));
+          latencies.push(performance.now() - started);
+        }
+      } finally {
+        attackStatuses = await flood.stop();
+      }
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      const p50 = Math.round(percentile(latencies, 50));
+      const p99 = Math.round(percentile(latencies, 99));
+      report(`token endpoint without an attack: p50 ${Math.round(percentile(quiet, 50))} ms, p99 ${Math.round(percentile(quiet, 99))} ms`);
+      report(`token endpoint under a wrong-secret flood (32 concurrent, another process): victim p50 ${p50} ms, p99 ${p99} ms; attacker answers ${JSON.stringify(attackStatuses)}`);
+      expect(attackStatuses['429']).toBeGreaterThan(0);
+      expect(p99).toBeLessThan(1_000);
+    }, 180_000);
+
+    it(`past ${TOKEN_LIMIT} requests a minute for one client id → 429 TooManyRequests with Retry-After, from any address and even with the right secret`, async () => {
+      const client = await createApiClient(t, 'view_test', uniqueProjectKey('limited'));
+      for (let i = 0; i < TOKEN_LIMIT; i++) expect((await token(client.id, 'wrong-secret', newAddress())).status).toBe(401);
+      const refused = await token(client.id, client.secret, newAddress());
+      expectErrorEnvelope(refused, 429, 'TooManyRequests');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      const introspect = await t.http.post('/oauth/introspect').set('Authorization', basic(client.id, client.secret)).set('X-Forwarded-For', newAddress()).type('form').send('token=x');
+      expectErrorEnvelope(introspect, 429, 'TooManyRequests');
+    });
+
+    it(`past ${TOKEN_LIMIT} requests a minute from one address → 429, whichever client ids it names; other addresses are served`, async () => {
+      const address = newAddress();
+      for (let i = 0; i < TOKEN_LIMIT; i++) expect((await token(`nobody-${i}`, 'wrong-secret', address)).status).toBe(401);
+      expectErrorEnvelope(await token('nobody-else', 'wrong-secret', address), 429, 'TooManyRequests');
+      const client = await createApiClient(t, 'view_test', uniqueProjectKey('other'));
+      expect((await token(client.id, client.secret, newAddress())).status).toBe(200);
+    });
+
+    it('an unknown client id takes as long as a known one with a wrong secret (no timing oracle)', async () => {
+      const known = await createApiClient(t, 'view_test', uniqueProjectKey('timing'));
+      const address = newAddress();
+      const timed = async (id: string) => {
+        const started = performance.now();
+        expect((await token(id, 'wrong-secret', address)).status).toBe(401);
+        return performance.now() - started;
+      };
+      const knownTimes: number[] = [];
+      const unknownTimes: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        knownTimes.push(await timed(known.id));
+        unknownTimes.push(await timed(`unknown-${i}-${known.id}`));
+      }
+      const [knownMedian, unknownMedian] = [percentile(knownTimes, 50), percentile(unknownTimes, 50)];
+      report(`wrong secret: known id median ${knownMedian.toFixed(1)} ms, unknown id median ${unknownMedian.toFixed(1)} ms`);
+      // A scrypt costs tens of milliseconds; a lookup alone, a few. Generous: half the known id's time.
+      expect(unknownMedian).toBeGreaterThan(knownMedian / 2);
+    });
+
 
     async function resourceWithImage(bytes: Buffer): Promise<{ id: string; imageUrl: string }> {
       const manage = await t.auth('manage_test');
