@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       ['auth.rateLimitTokenPerMinute', config.auth.rateLimitTokenPerMinute, 600],
       ['auth.hashConcurrency', config.auth.hashConcurrency, 2],
       ['http.trustProxyHops', config.http.trustProxyHops, 0],
+      ['http.maxResponseBytes', config.http.maxResponseBytes, 67_108_864],
     ])('%s', (_name, actual, expected) => {
       expect(actual).toEqual(expected);
     });
@@ -151,6 +152,8 @@ describe('loadConfig', () => {
       ['AUTH_HASH_CONCURRENCY', '65'],
       ['HTTP_TRUST_PROXY_HOPS', '11'],
       ['HTTP_TRUST_PROXY_HOPS', 'true'],
+      ['HTTP_MAX_RESPONSE_BYTES', '65535'],
+      ['HTTP_MAX_RESPONSE_BYTES', '1000000001'],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);
     });

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { httpConfig, type HttpConfig } from '../config/http.config.js';
+import { tooLarge } from '../database/bounded-list.js';
 import { DomainError } from '../common/domain-error.js';
 import { QUERY_LIMITS, ResourceQueryDto } from './query/query.dto.js';
 import { QuerySyntaxError } from '../query-language/lexer.js';
@@ -10,7 +12,10 @@ import { ResourceQueryRepository } from './resource-query.repository.js';
 /** GET /{projectKey}/resource/sorted-query-parameters (CONTRACT.md §5, §10). */
 @Injectable()
 export class ResourceQueryService {
-  constructor(private readonly repository: ResourceQueryRepository) {}
+  constructor(
+    private readonly repository: ResourceQueryRepository,
+    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
+  ) {}
 
   /** The page as JSON text `{limit, offset, count, total?, results}`; results are built by PostgreSQL. */
   async query(projectKey: string, query: ResourceQueryDto, variables: Variables): Promise<string> {
@@ -34,7 +39,9 @@ export class ResourceQueryService {
       offset,
       withTotal,
       matchesFirst: hints.containment,
+      maxBytes: this.http.maxResponseBytes,
     });
+    if (page.results === null) throw tooLarge(this.http.maxResponseBytes);
     const total = withTotal ? `"total":${page.total},` : '';
     return `{"limit":${limit},"offset":${offset},"count":${page.count},${total}"results":${page.results}}`;
   }

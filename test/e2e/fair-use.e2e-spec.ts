@@ -23,6 +23,9 @@ import { createApiClient, listenOnFreePort } from '../support/listening-app.js';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
+/** The largest list answer of this file's app: 256 KiB. */
+const MAX_RESPONSE_BYTES = 262_144;
+
 /** Requests per minute the token endpoints allow per client id and per address in this file's app. */
 const TOKEN_LIMIT = 30;
 
@@ -128,6 +131,7 @@ describe('fair use and hardening', () => {
       IMAGES_BLOB_RECLAIM_DELAY_MS: '1000',
       RATE_LIMIT_TOKEN_PER_MINUTE: String(TOKEN_LIMIT),
       HTTP_TRUST_PROXY_HOPS: '1',
+      HTTP_MAX_RESPONSE_BYTES: String(MAX_RESPONSE_BYTES),
     });
     db = t.app.get(Database);
   });
@@ -232,8 +236,37 @@ describe('fair use and hardening', () => {
       // A scrypt costs tens of milliseconds; a lookup alone, a few. Generous: half the known id's time.
       expect(unknownMedian).toBeGreaterThan(knownMedian / 2);
     });
+  });
 
+  describe('list answers are never built past HTTP_MAX_RESPONSE_BYTES', () => {
+    const BIG = uniqueProjectKey('big');
+    beforeAll(async () => {
+      // Four resources of about 100 KB each: a page of all four passes 256 KiB, a page of two does not.
+      const manage = await t.auth('manage_test', { projectKey: BIG });
+      for (let i = 0; i < 4; i++) {
+        const strings = Array.from({ length: 10 }, (_, j) => `${'x'.repeat(9_990)}${i}-${j}`);
+        const res = await t.http.post(`/${BIG}/resource`).set(manage).send(draft({ key: `big-${i}` }, { arrayOfStringExample: strings }));
+        expect(res.status).toBe(201);
+      }
+    });
 
+    it.each(['sorted-query-parameters', 'searchApiPattern'])(
+      'GET %s?limit=4 (about 400 KB) → 400 InvalidInput asking for a smaller limit; limit=2 → 200',
+      async (path) => {
+        const view = await t.auth('view_test', { projectKey: BIG });
+        const refused = await t.http.get(`/${BIG}/resource/${path}`).query({ limit: 4 }).set(view);
+        expectErrorEnvelope(refused, 400, 'InvalidInput');
+        expect(refused.body.message).toMatch(/smaller limit/);
+        expect(refused.body.message).toContain(String(MAX_RESPONSE_BYTES));
+        const page = await t.http.get(`/${BIG}/resource/${path}`).query({ limit: 2 }).set(view);
+        expect(page.status).toBe(200);
+        expect(page.body.results).toHaveLength(2);
+        expect(page.text.length).toBeLessThan(MAX_RESPONSE_BYTES);
+      },
+    );
+  });
+
+  describe('deleting a resource deletes its images and reclaims their unused bytes', () => {
     async function resourceWithImage(bytes: Buffer): Promise<{ id: string; imageUrl: string }> {
       const manage = await t.auth('manage_test');
       const key = `img-${Math.random().toString(36).slice(2)}`;
