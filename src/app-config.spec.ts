@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       ['auth.hashConcurrency', config.auth.hashConcurrency, 2],
       ['http.trustProxyHops', config.http.trustProxyHops, 0],
       ['http.maxResponseBytes', config.http.maxResponseBytes, 67_108_864],
+      ['database.projectConcurrency', config.database.projectConcurrency, 5],
     ])('%s', (_name, actual, expected) => {
       expect(actual).toEqual(expected);
     });
@@ -89,6 +90,9 @@ describe('loadConfig', () => {
       [{ RATE_LIMIT_TOKEN_PER_MINUTE: '0' }, (c: ReturnType<typeof loadConfig>) => c.auth.rateLimitTokenPerMinute, 0],
       [{ AUTH_HASH_CONCURRENCY: '8' }, (c: ReturnType<typeof loadConfig>) => c.auth.hashConcurrency, 8],
       [{ HTTP_TRUST_PROXY_HOPS: '2' }, (c: ReturnType<typeof loadConfig>) => c.http.trustProxyHops, 2],
+      [{ DATABASE_POOL_SIZE: '1' }, (c: ReturnType<typeof loadConfig>) => c.database.projectConcurrency, 1],
+      [{ DATABASE_POOL_SIZE: '31' }, (c: ReturnType<typeof loadConfig>) => c.database.projectConcurrency, 15],
+      [{ DATABASE_PROJECT_CONCURRENCY: '10' }, (c: ReturnType<typeof loadConfig>) => c.database.projectConcurrency, 10],
       [{ METRICS_TOKEN: 'scrape-Token_0123.~+/=' }, (c: ReturnType<typeof loadConfig>) => c.metrics.token, 'scrape-Token_0123.~+/='],
     ])('%j', (env, pick, expected) => {
       expect(pick(loadConfig(env))).toEqual(expected);
@@ -153,9 +157,15 @@ describe('loadConfig', () => {
       ['HTTP_TRUST_PROXY_HOPS', '11'],
       ['HTTP_TRUST_PROXY_HOPS', 'true'],
       ['HTTP_MAX_RESPONSE_BYTES', '65535'],
+      ['DATABASE_PROJECT_CONCURRENCY', '0'],
       ['HTTP_MAX_RESPONSE_BYTES', '1000000001'],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);
+    });
+
+    it('a project concurrency above the pool size → ConfigError naming both', () => {
+      const message = configError({ DATABASE_POOL_SIZE: '4', DATABASE_PROJECT_CONCURRENCY: '5' }).message;
+      expect(message).toContain('DATABASE_PROJECT_CONCURRENCY: must not be greater than DATABASE_POOL_SIZE');
     });
 
     it('a headers timeout longer than the request timeout → ConfigError naming both', () => {

@@ -82,14 +82,14 @@ export class KeyedSemaphores {
     private readonly maxWaiting: number,
   ) {}
 
-  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+  async run<T>(key: string, task: () => Promise<T>, waitMs?: number): Promise<T> {
     let semaphore = this.semaphores.get(key);
     if (!semaphore) {
       semaphore = new Semaphore(this.size, this.maxWaiting);
       this.semaphores.set(key, semaphore);
     }
     try {
-      return await semaphore.run(task);
+      return await semaphore.run(task, waitMs);
     } finally {
       if (semaphore.running === 0 && semaphore.queued === 0) this.semaphores.delete(key);
     }

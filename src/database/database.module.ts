@@ -1,4 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { ProjectContextInterceptor } from './project-context.js';
 import { databaseConfig, type DatabaseConfig } from './database.config.js';
 import { Database } from './database.js';
 import { OpenedDatabase, openDataSource } from './open-data-source.js';
@@ -25,9 +27,10 @@ export class OpenedDatabaseInfo {
     },
     {
       provide: Database,
-      inject: [OPENED_DATABASE],
-      useFactory: (opened: OpenedDatabase) => new Database(opened.pool, !opened.embedded),
+      inject: [OPENED_DATABASE, databaseConfig.KEY],
+      useFactory: (opened: OpenedDatabase, config: DatabaseConfig) => new Database(opened.pool, !opened.embedded, config.projectConcurrency),
     },
+    { provide: APP_INTERCEPTOR, useClass: ProjectContextInterceptor },
   ],
   exports: [Database, OpenedDatabaseInfo],
 })
