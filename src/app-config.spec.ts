@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       ['http.trustProxyHops', config.http.trustProxyHops, 0],
       ['http.maxResponseBytes', config.http.maxResponseBytes, 67_108_864],
       ['database.projectConcurrency', config.database.projectConcurrency, 5],
+      ['images.minBytesPerSecond', config.images.minBytesPerSecond, 16_384],
     ])('%s', (_name, actual, expected) => {
       expect(actual).toEqual(expected);
     });
@@ -158,6 +159,8 @@ describe('loadConfig', () => {
       ['HTTP_TRUST_PROXY_HOPS', 'true'],
       ['HTTP_MAX_RESPONSE_BYTES', '65535'],
       ['DATABASE_PROJECT_CONCURRENCY', '0'],
+      ['IMAGES_MIN_BYTES_PER_SECOND', '-1'],
+      ['IMAGES_MIN_BYTES_PER_SECOND', '16k'],
       ['HTTP_MAX_RESPONSE_BYTES', '1000000001'],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);
