@@ -176,6 +176,17 @@ describe('loadConfig', () => {
       expect(message).toContain('HTTP_HEADERS_TIMEOUT_MS: must not be greater than HTTP_REQUEST_TIMEOUT_MS');
     });
 
+    it('SIGNING_KEY_ENCRYPTION_KEY: 32 bytes of base64 each, first encrypting; a bad one is named, never echoed', () => {
+      const [a, b] = [Buffer.alloc(32, 1).toString('base64'), Buffer.alloc(32, 2).toString('base64url')];
+      const keys = loadConfig({ SIGNING_KEY_ENCRYPTION_KEY: `${a}, ${b}` }).auth.signingKeyEncryption;
+      expect(keys.map((k) => k.key)).toEqual([Buffer.alloc(32, 1), Buffer.alloc(32, 2)]);
+      expect(loadConfig({}).auth.signingKeyEncryption).toEqual([]);
+      const message = configError({ SIGNING_KEY_ENCRYPTION_KEY: `${a},c2hvcnQtc2VjcmV0LWtleQ==` }).message;
+      expect(message).toContain('SIGNING_KEY_ENCRYPTION_KEY');
+      expect(message).not.toContain('c2hvcnQtc2VjcmV0LWtleQ');
+      expect(message).not.toContain(a);
+    });
+
     it('does not echo a bad METRICS_TOKEN', () => {
       const error = configError({ METRICS_TOKEN: 'almost-a-token but not quite' });
       expect(error.message).toContain('METRICS_TOKEN');
