@@ -42,6 +42,13 @@ describe('loadConfig', () => {
       ['changeLog.messagesRetentionDays', config.changeLog.messagesRetentionDays, 15],
       ['changeLog.historyRetentionDays', config.changeLog.historyRetentionDays, 90],
       ['changeLog.retentionIntervalSeconds', config.changeLog.retentionIntervalSeconds, 300],
+      ['images.blobReclaimDelayMs', config.images.blobReclaimDelayMs, 600_000],
+      ['auth.rateLimitTokenPerMinute', config.auth.rateLimitTokenPerMinute, 600],
+      ['auth.hashConcurrency', config.auth.hashConcurrency, 2],
+      ['http.trustProxyHops', config.http.trustProxyHops, 0],
+      ['http.maxResponseBytes', config.http.maxResponseBytes, 67_108_864],
+      ['database.projectConcurrency', config.database.projectConcurrency, 5],
+      ['images.minBytesPerSecond', config.images.minBytesPerSecond, 16_384],
     ])('%s', (_name, actual, expected) => {
       expect(actual).toEqual(expected);
     });
@@ -86,6 +93,12 @@ describe('loadConfig', () => {
       [{ SHUTDOWN_TIMEOUT_MS: '100' }, (c: ReturnType<typeof loadConfig>) => c.http.shutdownTimeoutMs, 100],
       [{ SHUTDOWN_TIMEOUT_MS: '600000' }, (c: ReturnType<typeof loadConfig>) => c.http.shutdownTimeoutMs, 600_000],
       [{ LOG_LEVEL: 'debug' }, (c: ReturnType<typeof loadConfig>) => c.logLevel, 'debug'],
+      [{ RATE_LIMIT_TOKEN_PER_MINUTE: '0' }, (c: ReturnType<typeof loadConfig>) => c.auth.rateLimitTokenPerMinute, 0],
+      [{ AUTH_HASH_CONCURRENCY: '8' }, (c: ReturnType<typeof loadConfig>) => c.auth.hashConcurrency, 8],
+      [{ HTTP_TRUST_PROXY_HOPS: '2' }, (c: ReturnType<typeof loadConfig>) => c.http.trustProxyHops, 2],
+      [{ DATABASE_POOL_SIZE: '1' }, (c: ReturnType<typeof loadConfig>) => c.database.projectConcurrency, 1],
+      [{ DATABASE_POOL_SIZE: '31' }, (c: ReturnType<typeof loadConfig>) => c.database.projectConcurrency, 15],
+      [{ DATABASE_PROJECT_CONCURRENCY: '10' }, (c: ReturnType<typeof loadConfig>) => c.database.projectConcurrency, 10],
       [{ METRICS_TOKEN: 'scrape-Token_0123.~+/=' }, (c: ReturnType<typeof loadConfig>) => c.metrics.token, 'scrape-Token_0123.~+/='],
       [{ MESSAGES_RETENTION_DAYS: '1' }, (c: ReturnType<typeof loadConfig>) => c.changeLog.messagesRetentionDays, 1],
       [{ MESSAGES_RETENTION_DAYS: '3650' }, (c: ReturnType<typeof loadConfig>) => c.changeLog.messagesRetentionDays, 3650],
@@ -156,13 +169,42 @@ describe('loadConfig', () => {
       ['CHANGE_LOG_RETENTION_INTERVAL_SECONDS', '0'],
       ['CHANGE_LOG_RETENTION_INTERVAL_SECONDS', '86401'],
       ['CHANGE_LOG_RETENTION_INTERVAL_SECONDS', '5m'],
+      ['IMAGES_BLOB_RECLAIM_DELAY_MS', '999'],
+      ['IMAGES_BLOB_RECLAIM_DELAY_MS', '86400001'],
+      ['RATE_LIMIT_TOKEN_PER_MINUTE', '-1'],
+      ['RATE_LIMIT_TOKEN_PER_MINUTE', 'many'],
+      ['AUTH_HASH_CONCURRENCY', '0'],
+      ['AUTH_HASH_CONCURRENCY', '65'],
+      ['HTTP_TRUST_PROXY_HOPS', '11'],
+      ['HTTP_TRUST_PROXY_HOPS', 'true'],
+      ['HTTP_MAX_RESPONSE_BYTES', '65535'],
+      ['DATABASE_PROJECT_CONCURRENCY', '0'],
+      ['IMAGES_MIN_BYTES_PER_SECOND', '-1'],
+      ['IMAGES_MIN_BYTES_PER_SECOND', '16k'],
+      ['HTTP_MAX_RESPONSE_BYTES', '1000000001'],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);
+    });
+
+    it('a project concurrency above the pool size → ConfigError naming both', () => {
+      const message = configError({ DATABASE_POOL_SIZE: '4', DATABASE_PROJECT_CONCURRENCY: '5' }).message;
+      expect(message).toContain('DATABASE_PROJECT_CONCURRENCY: must not be greater than DATABASE_POOL_SIZE');
     });
 
     it('a headers timeout longer than the request timeout → ConfigError naming both', () => {
       const message = configError({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '10000' }).message;
       expect(message).toContain('HTTP_HEADERS_TIMEOUT_MS: must not be greater than HTTP_REQUEST_TIMEOUT_MS');
+    });
+
+    it('SIGNING_KEY_ENCRYPTION_KEY: 32 bytes of base64 each, first encrypting; a bad one is named, never echoed', () => {
+      const [a, b] = [Buffer.alloc(32, 1).toString('base64'), Buffer.alloc(32, 2).toString('base64url')];
+      const keys = loadConfig({ SIGNING_KEY_ENCRYPTION_KEY: `${a}, ${b}` }).auth.signingKeyEncryption;
+      expect(keys.map((k) => k.key)).toEqual([Buffer.alloc(32, 1), Buffer.alloc(32, 2)]);
+      expect(loadConfig({}).auth.signingKeyEncryption).toEqual([]);
+      const message = configError({ SIGNING_KEY_ENCRYPTION_KEY: `${a},c2hvcnQtc2VjcmV0LWtleQ==` }).message;
+      expect(message).toContain('SIGNING_KEY_ENCRYPTION_KEY');
+      expect(message).not.toContain('c2hvcnQtc2VjcmV0LWtleQ');
+      expect(message).not.toContain(a);
     });
 
     it('does not echo a bad METRICS_TOKEN', () => {

@@ -26,6 +26,9 @@ export function createHttpAdapter(config: AppConfig, logger?: Logger): FastifyAd
     // Errors Fastify raises before routing (a malformed URL) answer the contract's envelope too.
     frameworkErrors: answerBeforeRouting((reply) => sendErrorEnvelope(reply, DomainError.invalidInput('The request URL is malformed.'))),
     ...httpServerOptions(config.http),
+    // `request.ip`: the client as the trusted proxies name it (the token endpoints limit by it).
+    // (proxy-addr's reading of a hop count: hop 0 is the peer; the adapter's type lacks the number form.)
+    trustProxy: (_address: string, hop: number) => hop < config.http.trustProxyHops,
   });
 }
 

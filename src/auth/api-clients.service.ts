@@ -5,8 +5,8 @@ import { ErrorCode } from '../common/error-code.js';
 import type { PageQueryDto } from '../common/page-query.dto.js';
 import { ApiClientDraftDto, ApiClientDto, ApiClientPageDto, CreatedApiClientDto, toApiClientDto } from './api-client.dto.js';
 import { ApiClientsRepository, StoredApiClient } from './api-clients.repository.js';
-import { generateSecret, hashSecret, verifySecret } from './secret-hash.js';
-import { invalidClientScope, splitScopes } from './scopes.js';
+import { DUMMY_SECRET_HASH, generateSecret, hashSecret, verifySecret } from './secret-hash.js';
+import { invalidClientScope, invalidCustomerScope, splitScopes } from './scopes.js';
 
 export interface NewClient {
   id?: string;
@@ -17,11 +17,13 @@ export interface NewClient {
 }
 
 /**
- * A validated draft as a new client: its scopes must all be of `projectKey` (a rule of the project,
- * not of the body's shape, so it is checked here rather than by the DTO).
+ * A validated draft as a new client: its scopes must all be of `projectKey`, and a customer-bound
+ * client holds no `manage_test` (CONTRACT.md §10: `manage_test` grants every write without the
+ * customer restriction, so together they would make the binding meaningless). Rules of the project and
+ * of the combination, not of the body's shape, so they are checked here rather than by the DTO.
  */
 export function toNewClient(draft: ApiClientDraftDto, projectKey: string): NewClient {
-  const problem = invalidClientScope(draft.scope, projectKey);
+  const problem = invalidClientScope(draft.scope, projectKey) ?? (draft.customerId ? invalidCustomerScope(draft.scope) : undefined);
   if (problem) {
     throw DomainError.of(ErrorCode.InvalidField, `scope: ${problem}.`, { field: 'scope', invalidValue: draft.scope });
   }
@@ -63,10 +65,15 @@ export class ApiClientsService {
     return toApiClientDto(client);
   }
 
-  /** The client of these credentials, or undefined (unknown id and wrong secret look the same). */
-  async authenticate(id: string, secret: string): Promise<StoredApiClient | undefined> {
+  /**
+   * The client of these credentials, or undefined. An unknown id and a wrong secret look the same, and
+   * take the same time: an unknown id's secret is verified against a dummy hash of the same cost.
+   * `hashing` runs the one scrypt (the token endpoints bound how many run at once).
+   */
+  async authenticate(id: string, secret: string, hashing: <T>(task: () => Promise<T>) => Promise<T> = (task) => task()): Promise<StoredApiClient | undefined> {
     const client = await this.clients.findById(id);
-    if (!client || !(await verifySecret(secret, client.secretHash))) return undefined;
+    const matches = await hashing(() => verifySecret(secret, client?.secretHash ?? DUMMY_SECRET_HASH));
+    if (!client || !matches) return undefined;
     await this.clients.touch(id);
     return client;
   }

@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, HttpCode, Post, Res } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Ip, Post, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { FormBody } from '../common/request-body.js';
@@ -60,9 +60,9 @@ export class OAuthController {
   @ApiResponse({ status: 400, description: 'invalid_request, unsupported_grant_type or invalid_scope (envelope with error, error_description).', type: ErrorResponseDto })
   @ApiResponse({ status: 401, description: 'invalid_client.', type: ErrorResponseDto })
   @ApiErrors(413, 415)
-  issueToken(@Headers('authorization') authorization: string | undefined, @FormBody() body: unknown, @Res({ passthrough: true }) res: FastifyReply): Promise<IssuedToken> {
+  issueToken(@Headers('authorization') authorization: string | undefined, @FormBody() body: unknown, @Ip() address: string, @Res({ passthrough: true }) res: FastifyReply): Promise<IssuedToken> {
     res.header('Cache-Control', 'no-store');
-    return this.oauth.issueToken(authorization, body);
+    return this.oauth.issueToken(authorization, body, address);
   }
 
   @Post('oauth/introspect')
@@ -76,8 +76,8 @@ export class OAuthController {
   @ApiResponse({ status: 400, description: 'invalid_request.', type: ErrorResponseDto })
   @ApiResponse({ status: 401, description: 'invalid_client.', type: ErrorResponseDto })
   @ApiErrors(413, 415)
-  introspectToken(@Headers('authorization') authorization: string | undefined, @FormBody() body: unknown): Promise<Introspection> {
-    return this.oauth.introspect(authorization, body);
+  introspectToken(@Headers('authorization') authorization: string | undefined, @FormBody() body: unknown, @Ip() address: string): Promise<Introspection> {
+    return this.oauth.introspect(authorization, body, address);
   }
 
   @Get('.well-known/jwks.json')

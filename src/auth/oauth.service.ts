@@ -1,6 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCode } from '../common/error-code.js';
-import { oauthError } from './auth.errors.js';
+import { KeyedSemaphores, Semaphore, SemaphoreRefusal } from '../common/semaphore.js';
+import { authConfig, type AuthConfig } from './auth.config.js';
+import { oauthError, rateLimited } from './auth.errors.js';
+import { RateLimiter } from './rate-limiter.js';
 import { ApiClientsService } from './api-clients.service.js';
 import type { StoredApiClient } from './api-clients.repository.js';
 import { CUSTOMER_SCOPE, splitScopes } from './scopes.js';
@@ -21,27 +24,53 @@ export interface Introspection {
 interface Credentials {
   id: string;
   secret: string;
-  /** Alternative reading of Basic credentials (form-urlencoded per RFC 6749 §2.3.1). */
-  decoded?: { id: string; secret: string };
   basic: boolean;
 }
 
+/** Secret checks that may wait for a hashing slot, per slot; past them → 429 at once. */
+const HASH_QUEUE_PER_SLOT = 32;
+/** Secret checks one remote address, and one client id, may have under way at once; and waiting. */
+const ADDRESS_HASHES = 2;
+const CLIENT_HASHES = 1;
+const KEY_QUEUE = 16;
+
+/**
+ * The token and introspection endpoints (CONTRACT.md §7, §14). Both are public and each checks a
+ * client secret with scrypt (about 50 ms of a libuv thread), so both are bounded before any hashing:
+ * requests per minute per remote address and per client id (`RATE_LIMIT_TOKEN_PER_MINUTE`, 429 with
+ * Retry-After), and `AUTH_HASH_CONCURRENCY` hashes at once (the others wait in turn; a full queue → 429),
+ * which leaves the rest of libuv's pool to everything else. One address has at most ADDRESS_HASHES, one
+ * client id CLIENT_HASHES, checks under way or queued for a slot (KEY_QUEUE more wait; past them → 429),
+ * so a flood from one address or for one client id queues at most that many hashes before anyone else's:
+ * the per-minute allowance cannot be spent in one burst that stalls every other client's token.
+ * One scrypt per request, known id or not.
+ */
 @Injectable()
 export class OAuthService {
+  private readonly limiter: RateLimiter;
+  private readonly hashes: Semaphore;
+  private readonly perAddress = new KeyedSemaphores(ADDRESS_HASHES, KEY_QUEUE);
+  private readonly perClient = new KeyedSemaphores(CLIENT_HASHES, KEY_QUEUE);
+
   constructor(
     private readonly clients: ApiClientsService,
     private readonly tokens: TokenService,
     private readonly keys: SigningKeysService,
-  ) {}
+    @Inject(authConfig.KEY) config: AuthConfig,
+  ) {
+    this.limiter = new RateLimiter(config.rateLimitTokenPerMinute);
+    this.hashes = new Semaphore(config.hashConcurrency, config.hashConcurrency * HASH_QUEUE_PER_SLOT);
+  }
 
-  async issueToken(authorization: string | undefined, body: unknown): Promise<IssuedToken> {
+  async issueToken(authorization: string | undefined, body: unknown, address: string): Promise<IssuedToken> {
+    this.limit(`address ${address}`);
     const form = asForm(body);
     const credentials = readCredentials(authorization, form);
     if (form.grant_type === undefined) throw oauthError(ErrorCode.InvalidRequest, 'grant_type is required.');
     if (form.grant_type !== 'client_credentials') {
       throw oauthError(ErrorCode.UnsupportedGrantType, `The grant type '${form.grant_type}' is not supported; use client_credentials.`);
     }
-    const client = await this.authenticate(credentials);
+    const client = await this.authenticate(credentials, address);
     const allowed = splitScopes(client.scope);
     // A customer-bound client's tokens always carry its customer scope, so asking for exactly that
     // one is allowed (and redundant); any other customer_id_test scope is beyond the client's.
@@ -54,9 +83,10 @@ export class OAuthService {
   }
 
   /** RFC 7662; the caller authenticates as a client and may introspect tokens of its own project. */
-  async introspect(authorization: string | undefined, body: unknown): Promise<Introspection> {
+  async introspect(authorization: string | undefined, body: unknown, address: string): Promise<Introspection> {
+    this.limit(`address ${address}`);
     const form = asForm(body);
-    const caller = await this.authenticate(readCredentials(authorization, form));
+    const caller = await this.authenticate(readCredentials(authorization, form), address);
     if (typeof form.token !== 'string' || form.token === '') throw oauthError(ErrorCode.InvalidRequest, 'token is required.');
     const token = await this.tokens.inspect(form.token);
     if (!token || !token.local || token.projectKey !== caller.projectKey) return { active: false };
@@ -75,11 +105,22 @@ export class OAuthService {
     return this.keys.jwks();
   }
 
-  private async authenticate(credentials: Credentials): Promise<StoredApiClient> {
-    let client = await this.clients.authenticate(credentials.id, credentials.secret);
-    if (!client && credentials.decoded) client = await this.clients.authenticate(credentials.decoded.id, credentials.decoded.secret);
+  private async authenticate(credentials: Credentials, address: string): Promise<StoredApiClient> {
+    this.limit(`client ${credentials.id}`);
+    const hashing = <T>(task: () => Promise<T>) =>
+      this.perAddress.run(address, () => this.perClient.run(credentials.id, () => this.hashes.run(task)));
+    const client = await this.clients.authenticate(credentials.id, credentials.secret, hashing).catch((error: unknown) => {
+      if (error instanceof SemaphoreRefusal) throw rateLimited(1);
+      throw error;
+    });
     if (!client) throw oauthError(ErrorCode.InvalidClient, 'Client authentication failed.', credentials.basic);
     return client;
+  }
+
+  /** Counts a request against `key`'s minute; 429 with Retry-After when it is used up. */
+  private limit(key: string): void {
+    const wait = this.limiter.take(key);
+    if (wait !== undefined) throw rateLimited(wait);
   }
 }
 
@@ -104,17 +145,23 @@ function readCredentials(authorization: string | undefined, form: Record<string,
     if (colon <= 0) throw oauthError(ErrorCode.InvalidClient, 'Malformed HTTP Basic credentials.', true);
     const id = text.slice(0, colon);
     const secret = text.slice(colon + 1);
-    return { id, secret, decoded: formDecoded(id, secret), basic: true };
+    return { ...(formDecoded(id, secret) ?? { id, secret }), basic: true };
   }
   if (form.client_id && form.client_secret) return { id: form.client_id, secret: form.client_secret, basic: false };
   throw oauthError(ErrorCode.InvalidClient, 'Client credentials are required (HTTP Basic or client_id and client_secret).', true);
 }
 
+/**
+ * Basic credentials read form-urlencoded (RFC 6749 §2.3.1) when they hold a percent escape (`%XX`)
+ * and decode as a whole; read raw otherwise. One reading, so one scrypt: a raw secret rarely holds a
+ * valid escape, while an encoded one has one for every character beyond letters, digits and `-._*`.
+ * (A `+` alone stays a `+`: raw base64 secrets have many; a space must then be sent as `%20`.)
+ */
 function formDecoded(id: string, secret: string): { id: string; secret: string } | undefined {
+  if (!/%[0-9A-Fa-f]{2}/.test(`${id}:${secret}`)) return undefined;
   try {
     const decode = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
-    const decoded = { id: decode(id), secret: decode(secret) };
-    return decoded.id !== id || decoded.secret !== secret ? decoded : undefined;
+    return { id: decode(id), secret: decode(secret) };
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import { AccessRule, customerOf, describeRule, grant, invalidClientScope, splitScopes } from './scopes.js';
+import { AccessRule, customerOf, describeRule, grant, invalidClientScope, invalidCustomerScope, splitScopes } from './scopes.js';
 
 const VIEW: AccessRule = { scopes: ['manage_test', 'view_test'] };
 const MANAGE: AccessRule = { scopes: ['manage_test'] };
@@ -55,5 +55,18 @@ describe('invalidClientScope', () => {
     const result = invalidClientScope(scope, 'p');
     if (problem === undefined) expect(result).toBeUndefined();
     else expect(result).toContain(problem);
+  });
+});
+
+describe('invalidCustomerScope', () => {
+  it.each([
+    ['manage_my_profile_test:p', undefined],
+    ['manage_my_profile_test:p view_test:p', undefined],
+    ['manage_test:p', "may not hold 'manage_test:p'"],
+    ['manage_my_profile_test:p manage_test:p', "may not hold 'manage_test:p'"],
+  ])('%s → %s', (scope, expected) => {
+    const problem = invalidCustomerScope(scope);
+    if (expected === undefined) expect(problem).toBeUndefined();
+    else expect(problem).toContain(expected);
   });
 });

@@ -68,3 +68,13 @@ export function invalidClientScope(scope: string, projectKey: string): string | 
   }
   return undefined;
 }
+
+/**
+ * Checks the scopes of a customer-bound client: none may lift the customer restriction. `manage_test`
+ * grants every write without it (`grant` gives `customerOnly: false`), so a client holding both would
+ * act as its customer on creates and as nobody in particular everywhere else.
+ */
+export function invalidCustomerScope(scope: string): string | undefined {
+  const lifting = splitScopes(scope).find((s) => s.startsWith('manage_test:'));
+  return lifting ? `a customer-bound client (customerId) may not hold '${lifting}', which is not restricted to its customer; use manage_my_profile_test` : undefined;
+}

@@ -17,6 +17,12 @@ export async function hashSecret(secret: string): Promise<string> {
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
+/**
+ * A hash of the same cost as every stored one, whose secret nobody knows: verifying against it makes
+ * an unknown client id take as long as a known one with a wrong secret (no timing tells ids apart).
+ */
+export const DUMMY_SECRET_HASH = 'scrypt$16384$8$1$NlaBuwA8i7-bfmIQZ9eNaw$vgwkiLSy84H8VWbxTwjmwZHyRMTrAjBMECaUiataYJ4';
+
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const [kind, n, r, p, salt, hash] = stored.split('$');
   if (kind !== 'scrypt' || !salt || !hash) return false;

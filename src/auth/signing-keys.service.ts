@@ -1,7 +1,8 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, JsonWebKey, KeyObject } from 'node:crypto';
 import { authConfig, type AuthConfig } from './auth.config.js';
 import { Database } from '../database/database.js';
+import { decryptPem, encryptedWith, encryptPem } from './key-encryption.js';
 
 export interface SigningKey {
   kid: string;
@@ -14,9 +15,15 @@ export interface SigningKey {
  * RS256 signing keys. From AUTH_PRIVATE_KEY when given; otherwise generated once and stored in the
  * database, so every replica and every restart signs and verifies with the same keys. Replicas
  * starting together may each insert one: all of them sign with the oldest, and all verify with any.
+ *
+ * At rest (CONTRACT.md §14 context, issue 23): with SIGNING_KEY_ENCRYPTION_KEY the stored private keys
+ * are AES-256-GCM ciphertext (key-encryption.ts). At start-up every row not encrypted with the first
+ * listed key (plaintext PEM from before, or an older key while rotating) is rewritten under it; rows
+ * stay readable whatever their form as long as their key is listed.
  */
 @Injectable()
 export class SigningKeysService implements OnModuleInit {
+  private readonly logger = new Logger('SigningKeys');
   private current: SigningKey;
   private readonly byKid = new Map<string, SigningKey>();
 
@@ -37,13 +44,15 @@ export class SigningKeysService implements OnModuleInit {
       const key = await toSigningKey(privateKey);
       await this.db.query(
         'INSERT INTO signing_key (kid, private_key, public_jwk) VALUES ($1, $2, $3) ON CONFLICT (kid) DO NOTHING',
-        [key.kid, privateKey.export({ type: 'pkcs8', format: 'pem' }), JSON.stringify(key.publicJwk)],
+        [key.kid, this.seal(privateKey.export({ type: 'pkcs8', format: 'pem' }) as string), JSON.stringify(key.publicJwk)],
       );
       rows = await this.load();
     }
     for (const row of rows) {
-      const key = await toSigningKey(createPrivateKey(row.private_key));
+      const pem = decryptPem(row.private_key, this.config.signingKeyEncryption);
+      const key = await toSigningKey(createPrivateKey(pem));
       this.byKid.set(key.kid, key);
+      await this.reseal(row.kid, row.private_key, pem);
     }
     this.current = this.byKid.get(rows[0].kid)!;
   }
@@ -58,13 +67,30 @@ export class SigningKeysService implements OnModuleInit {
     if (known || this.config.privateKeyPem) return known;
     const row = await this.db.one<{ private_key: string }>('SELECT private_key FROM signing_key WHERE kid = $1', [kid]);
     if (!row) return undefined;
-    const key = await toSigningKey(createPrivateKey(row.private_key));
+    const key = await toSigningKey(createPrivateKey(decryptPem(row.private_key, this.config.signingKeyEncryption)));
     this.byKid.set(kid, key);
     return key;
   }
 
   jwks(): { keys: JsonWebKey[] } {
     return { keys: [...this.byKid.values()].map((key) => key.publicJwk) };
+  }
+
+  /** A PEM as it is stored: encrypted under the first SIGNING_KEY_ENCRYPTION_KEY, or plaintext without one. */
+  private seal(pem: string): string {
+    const [current] = this.config.signingKeyEncryption;
+    return current ? encryptPem(pem, current) : pem;
+  }
+
+  /**
+   * Rewrites a row not encrypted with the current key (plaintext, or an older key while rotating).
+   * The update matches the value read, so replicas starting together rewrite it once.
+   */
+  private async reseal(kid: string, stored: string, pem: string): Promise<void> {
+    const [current] = this.config.signingKeyEncryption;
+    if (!current || encryptedWith(stored) === current.id) return;
+    const updated = await this.db.query('UPDATE signing_key SET private_key = $1 WHERE kid = $2 AND private_key = $3 RETURNING kid', [this.seal(pem), kid, stored]);
+    if (updated.length > 0) this.logger.log(`signing key ${kid} is now stored encrypted with key ${current.id}`);
   }
 
   private load() {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { boundedItems } from '../database/bounded-list.js';
 import { Database } from '../database/database.js';
 import { MESSAGE_JSON } from '../query-language/message.catalogue.js';
 import type { PredicatePlan, QueryPage } from '../query-language/predicate-query.js';
@@ -17,14 +18,17 @@ import type { PredicatePlan, QueryPage } from '../query-language/predicate-query
 export class MessagesRepository {
   constructor(private readonly db: Database) {}
 
-  async findPage(projectKey: string, plan: PredicatePlan): Promise<QueryPage> {
+  /** `maxBytes`: HTTP_MAX_RESPONSE_BYTES; past it the page's `results` are null (`boundedItems`). */
+  async findPage(projectKey: string, plan: PredicatePlan, maxBytes: number): Promise<QueryPage> {
     const filter = `m.project_key = $1 AND (${plan.where})`;
     const limit = `$${plan.values.length + 2}::integer`;
     const offset = `$${plan.values.length + 3}::integer`;
+    const max = `$${plan.values.length + 4}::bigint`;
     const total = plan.withTotal ? `, (SELECT count(*) FROM message m WHERE ${filter})::integer AS total` : '';
-    const text = `SELECT count(*)::integer AS count, '[' || coalesce(string_agg(${MESSAGE_JSON}, ',' ORDER BY ${plan.orderBy}), '') || ']' AS results${total}
+    const page = `SELECT ${MESSAGE_JSON} AS j, row_number() OVER (ORDER BY ${plan.orderBy}) AS n
       FROM (SELECT m.* FROM message m WHERE ${filter} ORDER BY ${plan.orderBy} LIMIT ${limit} OFFSET ${offset}) m`;
-    return (await this.db.reader().one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset]))!;
+    const text = `SELECT b.count, b.results${total} FROM (${boundedItems(page, max)}) b`;
+    return (await this.db.reader().one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset, maxBytes]))!;
   }
 
   async findJsonById(projectKey: string, id: string): Promise<string | undefined> {

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { DomainError } from '../common/domain-error.js';
 import { MESSAGE_CATALOGUE } from '../query-language/message.catalogue.js';
 import { pageJson, predicatePlan } from '../query-language/predicate-query.js';
@@ -9,12 +10,16 @@ import { MessagesRepository } from './messages.repository.js';
 /** The messages of the change log (CONTRACT.md §11), read as JSON text built by the database. */
 @Injectable()
 export class MessagesService {
-  constructor(private readonly messages: MessagesRepository) {}
+  constructor(
+    private readonly messages: MessagesRepository,
+    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
+  ) {}
 
   /** The page `{limit, offset, count, total?, results}`: the same language, errors and paging as the resource query. */
   async query(projectKey: string, query: MessageQueryDto, variables: Variables): Promise<string> {
     const plan = predicatePlan(MESSAGE_CATALOGUE, query, variables, projectKey, MESSAGE_DEFAULT_SORT);
-    return pageJson(plan, await this.messages.findPage(projectKey, plan));
+    const max = this.http.maxResponseBytes;
+    return pageJson(plan, await this.messages.findPage(projectKey, plan, max), max);
   }
 
   /** `id` is a UUID: the route matches nothing else (`@ParamPatterns`). */

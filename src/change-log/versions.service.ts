@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { DomainError } from '../common/domain-error.js';
 import type { PageQueryDto } from '../common/page-query.dto.js';
 import { pageJson } from '../query-language/predicate-query.js';
@@ -13,12 +14,15 @@ const MAX_VERSION = 2_147_483_647;
  */
 @Injectable()
 export class VersionsService {
-  constructor(private readonly versions: VersionsRepository) {}
+  constructor(
+    private readonly versions: VersionsRepository,
+    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
+  ) {}
 
   async list(projectKey: string, id: string, { limit, offset }: PageQueryDto): Promise<string> {
     const page = await this.versions.findPage(projectKey, id, limit, offset);
     if (page.total === 0) throw noHistory(id);
-    return pageJson({ limit, offset, withTotal: true }, page);
+    return pageJson({ limit, offset, withTotal: true }, page, this.http.maxResponseBytes);
   }
 
   async get(projectKey: string, id: string, version: string): Promise<string> {

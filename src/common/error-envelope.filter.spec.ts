@@ -1,11 +1,12 @@
+import { jest } from '@jest/globals';
 import type { ArgumentsHost } from '@nestjs/common';
-import { NotFoundException } from '@nestjs/common';
+import { Logger, NotFoundException } from '@nestjs/common';
 import { DomainError } from './domain-error.js';
 import { ErrorCode } from './error-code.js';
 import { ErrorEnvelopeFilter } from './error-envelope.filter.js';
 
 /** Renders `exception` through the filter and captures what the response received. */
-function render(exception: unknown) {
+function render(exception: unknown, route?: string) {
   const sent: { status?: number; headers: Record<string, string>; body?: Record<string, unknown> } = { headers: {} };
   const response = {
     sent: false,
@@ -14,7 +15,7 @@ function render(exception: unknown) {
     type() { return response; },
     send(text: string) { sent.body = JSON.parse(text); return response; },
   };
-  const request = { method: 'GET', url: '/p/resource/x?a=1' };
+  const request = { method: 'GET', url: '/p/resource/x?a=1', routeOptions: { url: route } };
   const host = { switchToHttp: () => ({ getResponse: () => response, getRequest: () => request }) } as unknown as ArgumentsHost;
   new ErrorEnvelopeFilter().catch(exception, host);
   return sent;
@@ -76,5 +77,19 @@ describe('ErrorEnvelopeFilter', () => {
     expect('invalidValue' in errors[1]).toBe(false);
     expect((errors[2].invalidValue as string).length).toBe(1_025);
     expect(errors[3].invalidValue).toBe('9223372036854775807');
+  });
+
+  it('logs an unknown error with the route pattern, never the URL with its values and query', () => {
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      render(new Error('boom'), '/:projectKey/resource/:id');
+      render(new Error('bang'));
+      const lines = logged.mock.calls.map((call) => JSON.stringify(call[0]));
+      expect(lines[0]).toContain('GET /:projectKey/resource/:id: Error: boom');
+      expect(lines[1]).toContain('GET (unmatched): Error: bang');
+      for (const line of lines) expect(line).not.toContain('a=1');
+    } finally {
+      logged.mockRestore();
+    }
   });
 });

@@ -59,7 +59,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
     // The one mapping of a statement cancelled by DATABASE_STATEMENT_TIMEOUT_MS, for every endpoint.
     if (isStatementTimeout(exception)) {
-      this.logger.warn(`${request.method} ${pathOf(request.url)}: cancelled by the statement timeout`);
+      this.logger.warn(`${request.method} ${routePattern(request)}: cancelled by the statement timeout`);
       return DomainError.of(ErrorCode.QueryTimedOut, 'The request took longer than the database allows; narrow it (fewer or simpler predicates, filters or facets).');
     }
     if (isDatabaseUnavailable(exception)) {
@@ -69,9 +69,11 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
         { headers: { 'Retry-After': '5' } },
       );
     }
+    // The route pattern, as on every other line: the URL's path and query hold values (ids, keys,
+    // filters, whatever a client put there), which a log must not collect.
     this.logger.error({
       reqId: request.id,
-      msg: `${request.method} ${request.url}: ${exception instanceof Error ? exception.stack : String(exception)}`,
+      msg: `${request.method} ${routePattern(request)}: ${exception instanceof Error ? exception.stack : String(exception)}`,
     });
     return DomainError.of(ErrorCode.General, 'An internal error occurred.');
   }
@@ -100,6 +102,14 @@ export function sendErrorEnvelope(response: FastifyReply, error: DomainError): v
   };
   if (error.headers) response.headers(error.headers);
   response.status(error.status).type('application/json; charset=utf-8').send(JSON.stringify(body, bigintAsString));
+}
+
+/** Route label of answers no route matched (an unknown path): never the raw URL, whose values are unbounded. */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+/** The route pattern a request matched (`/:projectKey/resource/:id`), or `UNMATCHED_ROUTE`. */
+export function routePattern(request: FastifyRequest): string {
+  return request.routeOptions?.url ?? UNMATCHED_ROUTE;
 }
 
 /** The path of a request URL, without its query. */

@@ -5,6 +5,8 @@ export interface HttpConfig {
   port: number;
   host: string;
   bodyLimitBytes: number;
+  /** Largest list answer built (query, search): its items past this → 400 InvalidInput. */
+  maxResponseBytes: number;
   /** Longest request target (path and query, as sent) → 414; the request line and headers may take 16 KiB more. */
   maxUrlBytes: number;
   /** A request whose headers are not all received within this is cut (408): slowloris. */
@@ -21,6 +23,11 @@ export interface HttpConfig {
   corsOrigins: string[];
   /** After SIGTERM/SIGINT: how long in-flight requests may run before their connections are cut. */
   shutdownTimeoutMs: number;
+  /**
+   * Proxies in front of the server whose `X-Forwarded-For` entries are trusted (0: none, the peer is
+   * the client). Decides the remote address the token endpoints' limits count by.
+   */
+  trustProxyHops: number;
 }
 
 export const httpConfig = configSection('http', (read): HttpConfig => {
@@ -29,6 +36,7 @@ export const httpConfig = configSection('http', (read): HttpConfig => {
     host: read.string('HOST', '0.0.0.0'),
     bodyLimitBytes: read.int('HTTP_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     maxUrlBytes: read.int('HTTP_MAX_URL_BYTES', 65_536, 1024, 1_048_576),
+    maxResponseBytes: read.int('HTTP_MAX_RESPONSE_BYTES', 64 * 1_048_576, 65_536, 1_000_000_000),
     headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 20_000, 100, 600_000),
     requestTimeoutMs: read.int('HTTP_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
     keepAliveTimeoutMs: read.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
@@ -38,6 +46,7 @@ export const httpConfig = configSection('http', (read): HttpConfig => {
     publicBaseUrl: read.url('PUBLIC_BASE_URL', ['http:', 'https:']),
     corsOrigins: read.list('HTTP_CORS_ORIGINS'),
     shutdownTimeoutMs: read.int('SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
+    trustProxyHops: read.int('HTTP_TRUST_PROXY_HOPS', 0, 0, 10),
   };
   if (http.headersTimeoutMs > http.requestTimeoutMs) {
     read.problems.push('HTTP_HEADERS_TIMEOUT_MS: must not be greater than HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');

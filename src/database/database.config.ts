@@ -11,6 +11,8 @@ export interface DatabaseConfig {
   replicaUrls: string[];
   /** A replica answers only while it is known to hold every write acknowledged longer ago than this. */
   replicaMaxLagMs: number;
+  /** Statements one project may run at once per process (the others wait, then 503): default half the pool. */
+  projectConcurrency: number;
 }
 
 /** More would be a fleet to manage with a proxy in front, not a list in an environment variable. */
@@ -18,16 +20,22 @@ const MAX_REPLICAS = 16;
 
 export const databaseConfig = configSection('database', (read): DatabaseConfig => {
   const url = read.url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const poolSize = read.int('DATABASE_POOL_SIZE', 10, 1, 200);
+  const projectConcurrency = read.int('DATABASE_PROJECT_CONCURRENCY', Math.max(1, Math.floor(poolSize / 2)), 1, 200);
+  if (projectConcurrency > poolSize) {
+    read.problems.push('DATABASE_PROJECT_CONCURRENCY: must not be greater than DATABASE_POOL_SIZE (a project runs its statements on the pool)');
+  }
   return {
     url,
     dataDir: read.string('DATA_DIR', './data'),
-    poolSize: read.int('DATABASE_POOL_SIZE', 10, 1, 200),
+    poolSize,
     statementTimeoutMs: read.int('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     migrationsRun: read.bool('DATABASE_MIGRATIONS_RUN', true),
     replicaUrls: readReplicaUrls(read, url),
     // At least the interval of the lag checks (1 s): a smaller bound would leave each replica unused
     // for most of every second. At most an hour.
     replicaMaxLagMs: read.int('DATABASE_REPLICA_MAX_LAG_MS', 2_000, 1_000, 3_600_000),
+    projectConcurrency,
   };
 });
 

@@ -1,4 +1,6 @@
 import { Global, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { ProjectContextInterceptor } from './project-context.js';
 import { databaseConfig, type DatabaseConfig } from './database.config.js';
 import { Database } from './database.js';
 import { OpenedDatabase, openDataSource } from './open-data-source.js';
@@ -29,8 +31,14 @@ export class OpenedDatabaseInfo {
       inject: [OPENED_DATABASE, databaseConfig.KEY],
       useFactory: (opened: OpenedDatabase, config: DatabaseConfig) =>
         // Replicas are refused at start-up without DATABASE_URL (database.config.ts).
-        new Database(opened.pool, !opened.embedded, config.replicaUrls.length > 0 ? new ReadReplicas(config, opened.pool) : undefined),
+        new Database(
+          opened.pool,
+          !opened.embedded,
+          config.replicaUrls.length > 0 ? new ReadReplicas(config, opened.pool) : undefined,
+          config.projectConcurrency,
+        ),
     },
+    { provide: APP_INTERCEPTOR, useClass: ProjectContextInterceptor },
   ],
   exports: [Database, OpenedDatabaseInfo],
 })

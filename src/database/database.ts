@@ -1,5 +1,12 @@
 import type { Pool, QueryResultRow } from 'pg';
 import type { ReadReplicas } from './read-replicas.js';
+import { DomainError } from '../common/domain-error.js';
+import { ErrorCode } from '../common/error-code.js';
+import { KeyedSemaphores, SemaphoreRefusal } from '../common/semaphore.js';
+import { projectContext } from './project-context.js';
+
+/** How long a statement waits for its project's turn before the request answers 503. */
+export const PROJECT_WAIT_MS = 5_000;
 
 /** A statement with a stable name, prepared once per connection where the server supports it. */
 export interface Statement {
@@ -18,17 +25,26 @@ export interface Queryable {
  * (on PostgreSQL) named prepared statements: one round-trip, no entity hydration. Embedded PGlite
  * multiplexes every connection onto one session, where named statements would collide, so there
  * statements stay unnamed.
+ *
+ * Fair use between projects (CONTRACT.md §14): a statement sent while a request of a project runs
+ * (`projectContext`) waits for one of that project's `projectConcurrency` turns, so one project's slow
+ * statements cannot hold the whole pool; after PROJECT_WAIT_MS of waiting the request answers 503 with
+ * Retry-After. Statements outside a request (workers, start-up) are not counted.
  */
 export class Database implements Queryable {
   private readonly read: Queryable;
+  private readonly projects?: KeyedSemaphores;
 
   constructor(
     readonly pool: Pool,
     private readonly prepared: boolean,
     /** The streaming replicas of DATABASE_REPLICA_URLS, when there are any. */
     readonly replicas?: ReadReplicas,
+    /** Statements one project may run at once on this pool during its requests (CONTRACT.md §14). */
+    projectConcurrency?: number,
   ) {
     this.read = replicas ? replicas.reader(this) : this;
+    if (projectConcurrency !== undefined) this.projects = new KeyedSemaphores(projectConcurrency, Infinity);
   }
 
   /**
@@ -49,10 +65,25 @@ export class Database implements Queryable {
         : this.prepared
           ? { name: statement.name, text: statement.text, values }
           : { text: statement.text, values };
-    return (await this.pool.query<R>(config)).rows;
+    const project = projectContext.getStore();
+    if (!project || !this.projects) return (await this.pool.query<R>(config)).rows;
+    try {
+      return await this.projects.run(project, async () => (await this.pool.query<R>(config)).rows, PROJECT_WAIT_MS);
+    } catch (error) {
+      if (error instanceof SemaphoreRefusal) throw projectBusy();
+      throw error;
+    }
   }
 
   async one<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = []): Promise<R | undefined> {
     return (await this.query<R>(statement, values))[0];
   }
+}
+
+/** 503: the project's statements have used its share of the pool for longer than PROJECT_WAIT_MS. */
+function projectBusy(): DomainError {
+  return Object.assign(
+    DomainError.of(ErrorCode.ServiceUnavailable, 'This project has too many requests in progress; retry shortly.'),
+    { headers: { 'Retry-After': '5' } },
+  );
 }

@@ -9,6 +9,11 @@ export interface ImageStore {
   put(projectKey: string, sha256: string, bytes: Buffer): Promise<void>;
   /** The bytes, or undefined when nothing is stored under that address. */
   get(projectKey: string, sha256: string): Promise<Buffer | undefined>;
+  /**
+   * Deletes the bytes that no image has used for at least `idleMs` (bytes several images share stay
+   * while one of them exists), at most `limit` at a time; how many were deleted.
+   */
+  reclaim(idleMs: number, limit: number): Promise<number>;
 }
 
 /** Injection token of the configured `ImageStore`. */

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { DomainError } from '../common/domain-error.js';
-import { readLimited } from './image-upload.js';
+import { jest } from '@jest/globals';
+import { RATE_GRACE_MS, readLimited } from './image-upload.js';
 import { UploadSlots } from './upload-slots.js';
 
 /** Reading an upload within its limits, and the slots that bound concurrent uploads. */
@@ -20,20 +21,18 @@ async function failure(promise: Promise<unknown>): Promise<DomainError> {
 }
 
 describe('readLimited', () => {
-  const limits = { maxBytes: 100, idleTimeoutMs: 1_000 };
+  const limits = { maxBytes: 100, idleTimeoutMs: 1_000, minBytesPerSecond: 0 };
 
-  it('reads a body in pieces, with or without a declared length, and hashes it', async () => {
+  it('reads a body in pieces and hashes it', async () => {
     const body = Buffer.from('x'.repeat(100));
-    for (const declaredLength of [undefined, 100]) {
-      const stream = new PassThrough();
-      const read = readLimited(stream, { ...limits, declaredLength });
-      stream.write(body.subarray(0, 30));
-      stream.write(body.subarray(30, 99));
-      stream.end(body.subarray(99));
-      const { bytes, sha256: hash } = await read;
-      expect(bytes.equals(body)).toBe(true);
-      expect(hash).toBe(sha256(body));
-    }
+    const stream = new PassThrough();
+    const read = readLimited(stream, limits);
+    stream.write(body.subarray(0, 30));
+    stream.write(body.subarray(30, 99));
+    stream.end(body.subarray(99));
+    const { bytes, sha256: hash } = await read;
+    expect(bytes.equals(body)).toBe(true);
+    expect(hash).toBe(sha256(body));
   });
 
   it('an empty body is zero bytes with the hash of nothing', async () => {
@@ -55,11 +54,41 @@ describe('readLimited', () => {
     expect(stream.writableEnded).toBe(false);
   });
 
-  it('413 when more than a declared length arrives past the limit', async () => {
-    const stream = new PassThrough();
-    const read = readLimited(stream, { ...limits, declaredLength: 50 });
-    stream.write(Buffer.alloc(101));
-    expect((await failure(read)).status).toBe(413);
+  it('400 when, after the first seconds, the body arrives slower than the minimum rate; not before', async () => {
+    jest.useFakeTimers({ now: 0 });
+    try {
+      const stream = new PassThrough();
+      const read = readLimited(stream, { maxBytes: 1_000_000, idleTimeoutMs: 60_000, minBytesPerSecond: 100 });
+      let settled = false;
+      void read.then(() => (settled = true), () => (settled = true));
+      for (let second = 1; second < RATE_GRACE_MS / 1000; second++) {
+        stream.write(Buffer.alloc(1));
+        await jest.advanceTimersByTimeAsync(1_000);
+      }
+      expect(settled).toBe(false);
+      await jest.advanceTimersByTimeAsync(2_000);
+      const error = await failure(read);
+      expect(error.status).toBe(400);
+      expect(error.message).toMatch(/too slow: it must send at least 100 bytes a second/);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('a body at the minimum rate is read to its end', async () => {
+    jest.useFakeTimers({ now: 0 });
+    try {
+      const stream = new PassThrough();
+      const read = readLimited(stream, { maxBytes: 1_000_000, idleTimeoutMs: 60_000, minBytesPerSecond: 100 });
+      for (let second = 0; second < 10; second++) {
+        stream.write(Buffer.alloc(100));
+        await jest.advanceTimersByTimeAsync(1_000);
+      }
+      stream.end();
+      expect((await read).bytes.length).toBe(1_000);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('400 when the stream fails or closes before its end', async () => {
@@ -76,7 +105,7 @@ describe('readLimited', () => {
 
   it('400 when nothing arrives for the idle timeout', async () => {
     const stream = new PassThrough();
-    const read = readLimited(stream, { maxBytes: 100, idleTimeoutMs: 50 });
+    const read = readLimited(stream, { maxBytes: 100, idleTimeoutMs: 50, minBytesPerSecond: 0 });
     stream.write(Buffer.alloc(10));
     const error = await failure(read);
     expect(error.status).toBe(400);

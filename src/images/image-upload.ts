@@ -28,6 +28,13 @@ function stalled(idleTimeoutMs: number): DomainError {
   return DomainError.invalidInput(`The upload stalled: no data arrived for ${idleTimeoutMs} ms.`);
 }
 
+function tooSlow(minBytesPerSecond: number): DomainError {
+  return DomainError.invalidInput(`The upload is too slow: it must send at least ${minBytesPerSecond} bytes a second once it has started.`);
+}
+
+/** The first seconds of an upload, not held to the minimum rate (connection set-up, a slow start). */
+export const RATE_GRACE_MS = 5_000;
+
 export function unsupportedType(type: string | undefined): DomainError {
   return DomainError.of(
     ErrorCode.UnsupportedMediaType,
@@ -78,8 +85,7 @@ export class ImageUpload {
     const type = this.rawType;
     if (!type) throw unsupportedType(this.contentType);
     const stream = this.bodyStream();
-    const declared = Number(this.request.headers['content-length']);
-    const { bytes, sha256 } = stream ? await readLimited(stream, { ...limits, declaredLength: Number.isInteger(declared) ? declared : undefined }) : emptyBody();
+    const { bytes, sha256 } = stream ? await readLimited(stream, limits) : emptyBody();
     return { type, bytes, sha256 };
   }
 
@@ -164,28 +170,39 @@ export interface ReadLimits {
   maxBytes: number;
   /** Longest pause between two pieces of the body. */
   idleTimeoutMs: number;
+  /** Least average rate once RATE_GRACE_MS have passed (0: none). */
+  minBytesPerSecond: number;
 }
 
 /**
  * Reads a stream into one buffer while hashing it; rejects with 413 as soon as more than `maxBytes`
- * arrived (the rest is not read: the connection closes after the answer), and with 400 when nothing
- * arrives for `idleTimeoutMs`. With a declared length the buffer is allocated once at that size.
+ * arrived (the rest is not read: the connection closes after the answer), with 400 when nothing
+ * arrives for `idleTimeoutMs`, and with 400 when, RATE_GRACE_MS after reading began, the body has come
+ * slower than `minBytesPerSecond` on average (checked every second): a client trickling bytes would
+ * otherwise hold an upload slot for as long as the request timeout allows. The buffer grows with what
+ * arrives; a declared `Content-Length` reserves nothing.
  */
-export function readLimited(
-  stream: Readable,
-  { maxBytes, idleTimeoutMs, declaredLength }: ReadLimits & { declaredLength?: number },
-): Promise<{ bytes: Buffer; sha256: string }> {
+export function readLimited(stream: Readable, { maxBytes, idleTimeoutMs, minBytesPerSecond }: ReadLimits): Promise<{ bytes: Buffer; sha256: string }> {
   return new Promise((resolve, reject) => {
     const hash = createHash('sha256');
-    const preallocated = declaredLength !== undefined && declaredLength <= maxBytes ? Buffer.allocUnsafe(declaredLength) : undefined;
     const chunks: Buffer[] = [];
+    const started = Date.now();
     let size = 0;
     let settled = false;
     let idle: NodeJS.Timeout | undefined;
+    const rate =
+      minBytesPerSecond > 0
+        ? setInterval(() => {
+            const elapsedMs = Date.now() - started;
+            if (elapsedMs >= RATE_GRACE_MS && size < (minBytesPerSecond * elapsedMs) / 1000) finish(tooSlow(minBytesPerSecond));
+          }, 1_000)
+        : undefined;
+    rate?.unref();
     const finish = (error?: DomainError) => {
       if (settled) return;
       settled = true;
       clearTimeout(idle);
+      clearInterval(rate);
       stream.off('data', onData);
       stream.off('end', onEnd);
       stream.off('error', onError);
@@ -195,7 +212,7 @@ export function readLimited(
         reject(error);
         return;
       }
-      const bytes = preallocated ? preallocated.subarray(0, size) : Buffer.concat(chunks, size);
+      const bytes = Buffer.concat(chunks, size);
       resolve({ bytes, sha256: hash.digest('hex') });
     };
     const armIdleTimer = () => {
@@ -205,10 +222,9 @@ export function readLimited(
     const onData = (chunk: Buffer) => {
       armIdleTimer();
       size += chunk.length;
-      if (size > maxBytes || (preallocated && size > preallocated.length)) return finish(payloadTooLarge(maxBytes));
+      if (size > maxBytes) return finish(payloadTooLarge(maxBytes));
       hash.update(chunk);
-      if (preallocated) chunk.copy(preallocated, size - chunk.length);
-      else chunks.push(chunk);
+      chunks.push(chunk);
     };
     const onEnd = () => finish();
     const onError = () => finish(DomainError.invalidInput('The upload could not be read completely.'));

@@ -10,6 +10,13 @@ export interface ImagesConfig {
   workerIntervalMs: number;
   /** An upload whose body sends nothing for this long is refused (it would hold an upload slot). */
   readIdleTimeoutMs: number;
+  /**
+   * Bytes no image uses are deleted once they have been unused this long (the images worker checks
+   * each round); the delay covers an upload between storing its bytes and recording its image.
+   */
+  blobReclaimDelayMs: number;
+  /** Least average rate of an upload's body once its first 5 s have passed (0: no minimum). */
+  minBytesPerSecond: number;
 }
 
 export const IMAGES_MAX_BYTES = 10_485_760;
@@ -19,4 +26,6 @@ export const imagesConfig = configSection('images', (read): ImagesConfig => ({
   uploadConcurrency: read.int('IMAGES_UPLOAD_CONCURRENCY', 4, 1, 64),
   workerIntervalMs: read.int('IMAGES_WORKER_INTERVAL_MS', 500, 10, 86_400_000),
   readIdleTimeoutMs: read.int('IMAGES_READ_IDLE_TIMEOUT_MS', 30_000, 100, 600_000),
+  blobReclaimDelayMs: read.int('IMAGES_BLOB_RECLAIM_DELAY_MS', 600_000, 1000, 86_400_000),
+  minBytesPerSecond: read.int('IMAGES_MIN_BYTES_PER_SECOND', 16_384, 0, 1_073_741_824),
 }));

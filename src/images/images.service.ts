@@ -46,14 +46,14 @@ export class ImagesService {
   }
 
   async upload(projectKey: string, query: UploadImageQueryDto, upload: ImageUpload, prefer: string | undefined, by: Principal): Promise<UploadAnswer> {
-    const { maxBytes, readIdleTimeoutMs } = this.config;
+    const { maxBytes, readIdleTimeoutMs, minBytesPerSecond } = this.config;
     if (!upload.isMultipart && !upload.rawType) throw unsupportedType(upload.contentType);
     upload.checkDeclaredLength(maxBytes);
     const resourceId = await this.images.findResourceIdByKey(projectKey, query.sku);
     if (!resourceId) throw DomainError.notFound(`No resource has the key '${query.sku}'.`);
 
     const image = await this.slots.run(async () => {
-      const received = await upload.read({ maxBytes, idleTimeoutMs: readIdleTimeoutMs });
+      const received = await upload.read({ maxBytes, idleTimeoutMs: readIdleTimeoutMs, minBytesPerSecond });
       const prepared = this.prepare(projectKey, resourceId, query, received, by);
       await this.store.put(projectKey, received.sha256, received.bytes);
       return prepared;

@@ -1,11 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 
 import { isDatabaseUnavailable } from '../common/database-errors.js';
+import { IMAGE_STORE, type ImageStore } from './image-store.js';
 import { imagesConfig, type ImagesConfig } from './images.config.js';
 import { ImagesRepository } from './images.repository.js';
 
 /** Jobs one round attaches at most before yielding to the next interval. */
 const ROUND_LIMIT = 50;
+/** Blobs one round checks for reclaim at most. */
+const RECLAIM_LIMIT = 100;
 
 /**
  * Attaches the images accepted with 202 (CONTRACT.md §6). Every server process runs one; they share
@@ -14,6 +17,8 @@ const ROUND_LIMIT = 50;
  * leaves the job for the next round (also after a restart). A failed attempt is retried later with
  * exponential back-off. The same code runs on the embedded database. While the database is
  * unreachable every round fails the same way: that is logged once, and once more when it answers again.
+ * Each round then reclaims the bytes no image has used for `IMAGES_BLOB_RECLAIM_DELAY_MS`
+ * (`ImageStore.reclaim`; deleted resources' images, failed uploads).
  */
 @Injectable()
 export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -25,6 +30,7 @@ export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly images: ImagesRepository,
+    @Inject(IMAGE_STORE) private readonly store: ImageStore,
     @Inject(imagesConfig.KEY) private readonly config: ImagesConfig,
   ) {}
 
@@ -42,6 +48,7 @@ export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.round = this.attachPending(ROUND_LIMIT)
+        .then(() => this.reclaimBlobs())
         .then(() => this.databaseAnswered())
         .catch((error: unknown) => this.roundFailed(error))
         .finally(() => this.schedule());
@@ -59,6 +66,13 @@ export class ImagesWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (!this.databaseDown) return;
     this.databaseDown = false;
     this.logger.log('database answers again, attaching images');
+  }
+
+  /** Deletes unused image bytes (one statement, at most RECLAIM_LIMIT blobs). */
+  private async reclaimBlobs(): Promise<void> {
+    if (this.stopped) return;
+    const reclaimed = await this.store.reclaim(this.config.blobReclaimDelayMs, RECLAIM_LIMIT);
+    if (reclaimed > 0) this.logger.debug(`reclaimed the bytes of ${reclaimed} unused images`);
   }
 
   /** Attaches due jobs one by one (each in its own transaction), up to `limit`; how many were done. */

@@ -51,6 +51,9 @@ describe('reserved headers', () => {
     ['Host', false, 'is set by the server'],
     ['Upgrade', true, 'is a hop-by-hop header'],
     ['Accept-Language', true, undefined],
+    ['X-Client-Id', true, 'is set by the server (who calls: project key, client id, customer id)'],
+    ['x-project-key', false, 'is set by the server (who calls: project key, client id, customer id)'],
+    ['X-Customer-Id', true, 'is set by the server (who calls: project key, client id, customer id)'],
   ])('a backend header %s (copied: %p): %p', (name, copied, reason) => {
     expect(reservedBackendHeader(name, copied)).toBe(reason);
   });
@@ -67,11 +70,13 @@ describe('backendUrl', () => {
     ['https://b.example/api', '/a/../b', '', 'https://b.example/api/b'],
     ['https://b.example/api?key=1', undefined, 'x=1&y=a%20b', 'https://b.example/api?key=1&x=1&y=a%20b'],
     ['https://b.example/api', '/x', 'q=1', 'https://b.example/api/x?q=1'],
+    ['https://b.example/api?key=1&mode=a', undefined, 'key=2&x=1&mode=b&%6Bey=3&key', 'https://b.example/api?key=1&mode=a&x=1'],
+    ['https://b.example/api?key=1', undefined, 'keys=2&&k%20ey=3', 'https://b.example/api?key=1&keys=2&k%20ey=3'],
   ])('%s + %p + %p → %s', (base, path, query, expected) => {
     expect(backendUrl(base, path, query)?.href).toBe(expected);
   });
 
-  it.each(['/..', '/../secret', '/x/../../y', '/%2e%2e/secret'])('Path-Header %p may not climb above the declared path', (path) => {
+  it.each(['/..', '/../secret', '/x/../../y', '/%2e%2e/secret', '/%2E%2E/secret', '/x/%2e./y', '/x%2fy', '/x%2F..%2Fy', '/x%5c..%5Cy', '/file%2ejson'])('Path-Header %p may not climb above the declared path', (path) => {
     expect(backendUrl('https://b.example/api', path, '')).toBeUndefined();
   });
 

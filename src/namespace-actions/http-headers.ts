@@ -57,6 +57,14 @@ const SECURITY_RELEVANT = [
 
 const SECURITY_PREFIXES = ['access-control-', 'x-forwarded-'];
 
+/**
+ * Who calls, as the backend of a `forward` action learns it (CONTRACT.md §8): set by the server from
+ * the access token on every forwarded request, never copied from the caller (a caller's own headers of
+ * these names are dropped) and never declarable.
+ */
+export const CALLER_HEADERS = { projectKey: 'x-project-key', clientId: 'x-client-id', customerId: 'x-customer-id' } as const;
+const CALLER_HEADER_NAMES: readonly string[] = Object.values(CALLER_HEADERS);
+
 export const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$/;
 /** Visible characters, spaces and tabs: no CR, LF or NUL (header injection). */
 export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,8192}$/;
@@ -75,6 +83,7 @@ export function reservedBackendHeader(name: string, copied: boolean): string | u
   const lower = name.toLowerCase();
   if ((HOP_BY_HOP as readonly string[]).includes(lower)) return 'is a hop-by-hop header';
   if (FRAMING.includes(lower)) return 'is set by the server';
+  if (CALLER_HEADER_NAMES.includes(lower)) return 'is set by the server (who calls: project key, client id, customer id)';
   if (copied && (lower === 'authorization' || lower === 'cookie')) return "would pass the caller's credentials to the backend";
   return undefined;
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
+import type { Principal } from '../common/principal.js';
 import { ActionEndpoint, ForwardHandler } from './action-declaration.js';
 import { ActionTable } from './action-table.js';
 import { actionsConfig, type ActionsConfig } from './actions.config.js';
@@ -10,6 +11,7 @@ import { validateActions } from './actions-file.js';
 import { ActionStoreRepository, StoredValue } from './action-store.repository.js';
 import { ActionAnswer, BackendClient } from './backend-client.js';
 import { backendUrl } from './backend-url.js';
+import { CALLER_HEADERS } from './http-headers.js';
 import { DEFAULT_ACTIONS } from './default-actions.js';
 import { jsonText } from './json-value.js';
 
@@ -20,6 +22,8 @@ export interface ActionRequest {
   /** The query string as sent, without `?`. */
   queryString: string;
   headers: IncomingHttpHeaders;
+  /** The caller, from its access token. */
+  principal: Principal;
 }
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
@@ -67,14 +71,18 @@ export class NamespaceActionsService {
           ? storedAnswer(await this.store.write(projectKey, handler.key, bodyText(request.body ?? null)))
           : storedAnswer(await this.store.read(projectKey, handler.key));
       case 'forward':
-        return this.forward(handler, endpoint, request, backendPath);
+        return this.forward(handler, endpoint, projectKey, request, backendPath);
     }
   }
 
-  private forward(handler: ForwardHandler, endpoint: ActionEndpoint, request: ActionRequest, backendPath?: string): Promise<ActionAnswer> {
+  /**
+   * Calls the backend: the declared URL and headers, the caller's selected headers, and who calls
+   * (CALLER_HEADERS, set last so that nothing the caller sends can stand in for them).
+   */
+  private forward(handler: ForwardHandler, endpoint: ActionEndpoint, projectKey: string, request: ActionRequest, backendPath?: string): Promise<ActionAnswer> {
     const url = backendUrl(handler.url, backendPath, request.queryString);
     if (!url) {
-      throw DomainError.of(ErrorCode.InvalidField, "Path-Header: must not leave the action's backend path (no /../).", {
+      throw DomainError.of(ErrorCode.InvalidField, "Path-Header: must not leave the action's backend path (no /../, no %2e, %2f or %5c).", {
         field: 'Path-Header',
         invalidValue: backendPath,
       });
@@ -85,6 +93,10 @@ export class NamespaceActionsService {
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
     Object.assign(headers, handler.headers);
+    for (const name of Object.values(CALLER_HEADERS)) delete headers[name];
+    headers[CALLER_HEADERS.projectKey] = projectKey;
+    headers[CALLER_HEADERS.clientId] = request.principal.clientId;
+    if (request.principal.customerId) headers[CALLER_HEADERS.customerId] = request.principal.customerId;
     const body = endpoint.method !== 'GET' && request.body !== undefined ? bodyText(request.body) : undefined;
     if (body !== undefined) headers['content-type'] = 'application/json';
     return this.backend.call({ method: endpoint.method, url, headers, body, timeoutMs: handler.timeoutMs ?? this.forwardTimeoutMs });

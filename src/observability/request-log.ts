@@ -1,13 +1,10 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import { pathOf } from '../common/error-envelope.filter.js';
+import { pathOf, routePattern } from '../common/error-envelope.filter.js';
 
-/** Route label of answers no route matched (an unknown path): never the raw URL, whose values are unbounded. */
-export const UNMATCHED_ROUTE = '(unmatched)';
+export { UNMATCHED_ROUTE } from '../common/error-envelope.filter.js';
 
 /** The route pattern a request matched (`/:projectKey/resource/:id`), or `UNMATCHED_ROUTE`. */
-export function routeOf(request: FastifyRequest): string {
-  return request.routeOptions.url ?? UNMATCHED_ROUTE;
-}
+export const routeOf: (request: FastifyRequest) => string = routePattern;
 
 /**
  * Fastify's request log lines: one per request, once its answer is sent (no "incoming request"

@@ -1,3 +1,4 @@
+import { tooLarge } from '../database/bounded-list.js';
 import { DomainError } from '../common/domain-error.js';
 import type { Catalogue } from './catalogue.js';
 import { QuerySyntaxError } from './lexer.js';
@@ -56,12 +57,13 @@ export function predicatePlan(
 export interface QueryPage {
   count: number;
   total?: number;
-  /** `[…]`: each result exactly as the model's item endpoint answers it. */
-  results: string;
+  /** `[…]`: each result exactly as the model's item endpoint answers it; null when it would pass the byte bound (`boundedItems`). */
+  results: string | null;
 }
 
-/** The page envelope `{limit, offset, count, total?, results}`. */
-export function pageJson(plan: Pick<PredicatePlan, 'limit' | 'offset' | 'withTotal'>, page: QueryPage): string {
+/** The page envelope `{limit, offset, count, total?, results}`; 400 when its results passed `maxBytes` (CONTRACT.md §14). */
+export function pageJson(plan: Pick<PredicatePlan, 'limit' | 'offset' | 'withTotal'>, page: QueryPage, maxBytes: number): string {
+  if (page.results === null) throw tooLarge(maxBytes);
   const total = plan.withTotal ? `"total":${page.total},` : '';
   return `{"limit":${plan.limit},"offset":${plan.offset},"count":${page.count},${total}"results":${page.results}}`;
 }

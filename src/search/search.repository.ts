@@ -4,6 +4,7 @@ import type { ColumnSpec, SearchPath } from '../query-language/catalogue.js';
 import { RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
 import type { FacetExpression, FilterExpression, FilterItem, NumericRange } from '../query-language/search-expression.parser.js';
 import { RESOURCE_JSON } from '../resource/resource.repository.js';
+import { boundedItems } from '../database/bounded-list.js';
 import { FALLBACK_CONFIG, FUZZY_MAX_ALTERNATIVES } from './text-search.js';
 
 /** One `text.<lang>` condition: every word must match one of its alternatives (the word and its fuzzy neighbours). */
@@ -29,6 +30,8 @@ export interface SearchPlan {
   sort: Array<{ field: SortField; descending: boolean }>;
   limit: number;
   offset: number;
+  /** The most bytes the page's results may take (HTTP_MAX_RESPONSE_BYTES). */
+  maxBytes: number;
 }
 
 export interface FuzzyWord {
@@ -288,8 +291,11 @@ export class SearchRepository {
     return found;
   }
 
-  /** The whole answer `{limit, offset, count, total, results, facets}` as JSON text built by PostgreSQL. */
-  async search(projectKey: string, plan: SearchPlan): Promise<string> {
+  /**
+   * The whole answer `{limit, offset, count, total, results, facets}` as JSON text built by PostgreSQL;
+   * null when the page's results would pass `plan.maxBytes`.
+   */
+  async search(projectKey: string, plan: SearchPlan): Promise<string | null> {
     const b = new Binder();
     const project = b.bind(projectKey, 'text');
     const resultWhere = plan.resultFilters.map((f) => filterCondition(f, b));
@@ -305,12 +311,16 @@ export class SearchRepository {
       fac AS ${facetWhere.length > 0 ? `MATERIALIZED (SELECT * FROM base r WHERE ${facetWhere.join(' AND ')})` : 'NOT MATERIALIZED (SELECT * FROM base)'}
       SELECT '{"limit":' || ${b.bind(plan.limit, 'integer')} || ',"offset":' || ${b.bind(plan.offset, 'integer')}
           || ',"count":' || p.count || ',"total":' || (SELECT count(*) FROM res)
-          || ',"results":[' || coalesce(p.json, '') || '],"facets":' || (${facets})::text || '}' AS json
-      FROM (SELECT count(*) AS count, string_agg(${RESOURCE_JSON}, ',' ORDER BY p.n) AS json
-            FROM (SELECT q.id, row_number() OVER () AS n
-                  FROM (SELECT r.id FROM res r ORDER BY ${order} LIMIT ${b.bind(plan.limit, 'integer')} OFFSET ${b.bind(plan.offset, 'integer')}) q) p
-            JOIN resource r ON r.id = p.id) p`;
-    return (await this.db.reader().one<{ json: string }>(text, b.values))!.json;
+          || ',"results":' || p.results || ',"facets":' || (${facets})::text || '}' AS json
+      FROM (${boundedItems(
+        `SELECT ${RESOURCE_JSON} AS j, p.n
+         FROM (SELECT q.id, row_number() OVER () AS n
+               FROM (SELECT r.id FROM res r ORDER BY ${order} LIMIT ${b.bind(plan.limit, 'integer')} OFFSET ${b.bind(plan.offset, 'integer')}) q) p
+         JOIN resource r ON r.id = p.id`,
+        b.bind(plan.maxBytes, 'bigint'),
+      )}) p`;
+    // NULL when the page's results pass plan.maxBytes (boundedItems).
+    return (await this.db.reader().one<{ json: string | null }>(text, b.values))!.json;
   }
 
   /**

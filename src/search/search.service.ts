@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { searchConfig, type SearchConfig } from './search.config.js';
+import { httpConfig, type HttpConfig } from '../config/http.config.js';
+import { tooLarge } from '../database/bounded-list.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import type { RawQuery } from '../common/query-params.js';
@@ -66,6 +68,7 @@ export class SearchService {
   constructor(
     private readonly repository: SearchRepository,
     @Inject(searchConfig.KEY) config: SearchConfig,
+    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
   ) {
     this.indexed = new Set(config.configs);
   }
@@ -91,8 +94,11 @@ export class SearchService {
       sort: parseSort(query.sort, texts.length > 0),
       limit: query.limit ?? SEARCH_LIMITS.defaultLimit,
       offset: query.offset ?? 0,
+      maxBytes: this.http.maxResponseBytes,
     };
-    return this.repository.search(projectKey, plan);
+    const answer = await this.repository.search(projectKey, plan);
+    if (answer === null) throw tooLarge(this.http.maxResponseBytes);
+    return answer;
   }
 
   /** Each word with its alternatives: itself, plus (fuzzy) the project's words within its distance. */

@@ -9,6 +9,7 @@ import { SearchValues1763700000007 } from './1763700000007-search-values.js';
 import { SearchLanguages1763700000008 } from './1763700000008-search-languages.js';
 import { SearchWordTrigrams1763700000009 } from './1763700000009-search-word-trigrams.js';
 import { ChangeLog1763700000010 } from './1763700000010-change-log.js';
+import { ImageReclaim1763700000011 } from './1763700000011-image-reclaim.js';
 import { Subscriptions1763700000012 } from './1763700000012-subscriptions.js';
 
 /** Every migration, in order. Listed explicitly so the app, the CLI and tests load the same set. */
@@ -24,5 +25,6 @@ export const MIGRATIONS = [
   SearchLanguages1763700000008,
   SearchWordTrigrams1763700000009,
   ChangeLog1763700000010,
+  ImageReclaim1763700000011,
   Subscriptions1763700000012,
 ];
