@@ -8,6 +8,7 @@ import { ErrorCode } from './common/error-code.js';
 import { httpServerOptions, requestTargetLimit } from './common/http-limits.js';
 import { answerBeforeRouting, configureObservability, observabilityServerOptions } from './observability/observability.js';
 import { setupOpenApi } from './openapi/openapi-setup.js';
+import { OAuthService } from './auth/oauth.service.js';
 import type { Logger } from 'pino';
 
 /**
@@ -41,6 +42,8 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
   configureObservability(app, config);
   // After the request id's hook, so a 414 carries X-Request-Id like every other answer.
   fastify.addHook('onRequest', requestTargetLimit(config.http.maxUrlBytes));
+  // The token endpoints' per-address limit (CONTRACT.md §14), before their bodies are read.
+  fastify.addHook('onRequest', app.get(OAuthService).addressLimit());
   if (config.http.corsOrigins.length > 0) {
     app.enableCors({
       origin: config.http.corsOrigins.includes('*') ? true : config.http.corsOrigins,

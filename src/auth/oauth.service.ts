@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { pathOf } from '../common/error-envelope.filter.js';
 import { ErrorCode } from '../common/error-code.js';
 import { KeyedSemaphores, Semaphore, SemaphoreRefusal } from '../common/semaphore.js';
 import { authConfig, type AuthConfig } from './auth.config.js';
@@ -26,6 +28,9 @@ interface Credentials {
   secret: string;
   basic: boolean;
 }
+
+/** The routes of this service that check a client secret. */
+const OAUTH_PATHS = new Set(['/oauth/token', '/oauth/introspect']);
 
 /** Secret checks that may wait for a hashing slot, per slot; past them → 429 at once. */
 const HASH_QUEUE_PER_SLOT = 32;
@@ -62,8 +67,17 @@ export class OAuthService {
     this.hashes = new Semaphore(config.hashConcurrency, config.hashConcurrency * HASH_QUEUE_PER_SLOT);
   }
 
+  /**
+   * A Fastify `onRequest` hook: the per-address limit of the two endpoints, checked before the body is
+   * read or anything of Nest runs, so that the 429s of a flood cost as little as they can.
+   */
+  addressLimit(): (request: FastifyRequest) => Promise<void> {
+    return async (request) => {
+      if (request.method === 'POST' && OAUTH_PATHS.has(pathOf(request.url))) this.limit(`address ${request.ip}`);
+    };
+  }
+
   async issueToken(authorization: string | undefined, body: unknown, address: string): Promise<IssuedToken> {
-    this.limit(`address ${address}`);
     const form = asForm(body);
     const credentials = readCredentials(authorization, form);
     if (form.grant_type === undefined) throw oauthError(ErrorCode.InvalidRequest, 'grant_type is required.');
@@ -84,7 +98,6 @@ export class OAuthService {
 
   /** RFC 7662; the caller authenticates as a client and may introspect tokens of its own project. */
   async introspect(authorization: string | undefined, body: unknown, address: string): Promise<Introspection> {
-    this.limit(`address ${address}`);
     const form = asForm(body);
     const caller = await this.authenticate(readCredentials(authorization, form), address);
     if (typeof form.token !== 'string' || form.token === '') throw oauthError(ErrorCode.InvalidRequest, 'token is required.');

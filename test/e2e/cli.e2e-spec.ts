@@ -27,15 +27,22 @@ describe('npm run cli -- client create', () => {
   });
 
   it('creates a client whose credentials obtain a token, printing only JSON on stdout', async () => {
-    const result = await cli(['client', 'create', '--project', projectKey, '--name', 'ops', '--scope', `manage_test:${projectKey} view_test:${projectKey}`, '--customer-id', 'cust-7'], env);
+    const result = await cli(['client', 'create', '--project', projectKey, '--name', 'ops', '--scope', `manage_my_profile_test:${projectKey} view_test:${projectKey}`, '--customer-id', 'cust-7'], env);
     expect(result.code).toBe(0);
     const created = JSON.parse(result.stdout);
-    expect(created).toEqual({ id: expect.any(String), secret: expect.any(String), projectKey, scope: `manage_test:${projectKey} view_test:${projectKey}` });
+    expect(created).toEqual({ id: expect.any(String), secret: expect.any(String), projectKey, scope: `manage_my_profile_test:${projectKey} view_test:${projectKey}` });
 
     t = await createTestApp(env);
     const token = await t.http.post('/oauth/token').auth(created.id, created.secret).type('form').send({ grant_type: 'client_credentials' });
     expect(token.status).toBe(200);
-    expect(token.body.scope.split(' ')).toEqual(expect.arrayContaining([`manage_test:${projectKey}`, 'customer_id_test:cust-7']));
+    expect(token.body.scope.split(' ')).toEqual(expect.arrayContaining([`manage_my_profile_test:${projectKey}`, 'customer_id_test:cust-7']));
+  });
+
+  it('refuses a customer-bound client with manage_test (exit code 1): it would skip the customer restriction', async () => {
+    const result = await cli(['client', 'create', '--project', projectKey, '--name', 'ops', '--scope', `manage_test:${projectKey}`, '--customer-id', 'cust-7'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('customer-bound');
+    expect(result.stdout).toBe('');
   });
 
   it('rejects invalid input with a message and exit code 1', async () => {

@@ -217,7 +217,10 @@ describe('fair use and hardening', () => {
     it(`past ${TOKEN_LIMIT} requests a minute from one address → 429, whichever client ids it names; other addresses are served`, async () => {
       const address = newAddress();
       for (let i = 0; i < TOKEN_LIMIT; i++) expect((await token(`nobody-${i}`, 'wrong-secret', address)).status).toBe(401);
-      expectErrorEnvelope(await token('nobody-else', 'wrong-secret', address), 429, 'TooManyRequests');
+      const refused = await token('nobody-else', 'wrong-secret', address);
+      expectErrorEnvelope(refused, 429, 'TooManyRequests');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(refused.headers['x-request-id']).toBeDefined();
       const client = await createApiClient(t, 'view_test', uniqueProjectKey('other'));
       expect((await token(client.id, client.secret, newAddress())).status).toBe(200);
     });
