@@ -521,7 +521,7 @@ describe('default deny', () => {
     expect(routes.length).toBeGreaterThan(ROUTES.length);
     for (const r of routes) {
       // Parameters get values their routes accept (ids are UUIDs), so the request reaches the guard.
-      const path = r.path.replace(':projectKey', t.projectKey).replace(/:(\w+)/g, (_m, name: string) => (name === 'id' ? randomUUID() : 'x'));
+      const path = r.path.replace(':projectKey', t.projectKey).replace(/:(\w+)/g, (_m, name: string) => (name === 'id' ? randomUUID() : name === 'version' ? '1' : 'x'));
       const method = (r.method === 'all' ? 'get' : r.method) as Method;
       const res = await t.http[method](path);
       expect(res.status).toBeLessThan(500);
