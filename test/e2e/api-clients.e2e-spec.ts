@@ -16,7 +16,7 @@ import { sleep } from '../support/timing.js';
 
 type Res = { status: number; headers: Record<string, string>; body: any };
 
-const ALL_SCOPES = ['manage_test', 'view_test', 'manage_my_profile_test', 'manage_products', 'manage_api_clients', 'view_messages', 'view_audit_log'];
+const ALL_SCOPES = ['manage_test', 'view_test', 'manage_my_profile_test', 'manage_products', 'manage_api_clients', 'view_messages', 'view_audit_log', 'manage_subscriptions', 'view_subscriptions'];
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
