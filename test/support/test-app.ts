@@ -12,6 +12,7 @@ import { configureApp, createHttpAdapter } from '../../src/configure-app.js';
 import { AppConfig, loadConfig } from '../../src/app-config.js';
 import { ApiClientsService } from '../../src/auth/api-clients.service.js';
 import { TokenService } from '../../src/auth/token.service.js';
+import { seedEmbeddedDataDir } from './embedded-template.js';
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -54,6 +55,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   if (!merged.DATABASE_URL) {
     dataDir = merged.DATA_DIR && env.DATA_DIR ? env.DATA_DIR : mkdtempSync(join(tmpdir(), 'resource-api-test-'));
     merged.DATA_DIR = dataDir;
+    await seedEmbeddedDataDir(dataDir);
   }
   const config = loadConfig(merged);
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();
@@ -64,7 +66,15 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     for (const method of [route.method].flat()) routes.push({ method: String(method), path: route.url });
   });
   configureApp(app, config);
-  await app.init();
+  try {
+    await app.init();
+  } catch (error) {
+    // A start that fails (a test of a refused setting) still closes what it opened, the database first:
+    // a database left open keeps its background work running for the rest of the run.
+    await app.close().catch(() => undefined);
+    if (dataDir && !env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   await fastify.ready();
   const projectKey = uniqueProjectKey();
   const tokens = new Map<string, Record<string, string>>();
