@@ -13,7 +13,16 @@ export interface DatabaseConfig {
   replicaMaxLagMs: number;
   /** Statements one project may run at once per process (the others wait, then 503): default half the pool. */
   projectConcurrency: number;
+  /** Embedded database only: the planner's estimated cost past which a list read is refused (cost-bound.ts); 0: none. */
+  embeddedMaxQueryCost: number;
 }
+
+/**
+ * About 0.5–2 s of PGlite's work: a `where` no index narrows over some 300,000 resources (measured: see
+ * "The embedded database" in the README). PostgreSQL bounds a statement by its timeout instead, and
+ * ignores this setting.
+ */
+const DEFAULT_EMBEDDED_MAX_QUERY_COST = 50_000;
 
 /** More would be a fleet to manage with a proxy in front, not a list in an environment variable. */
 const MAX_REPLICAS = 16;
@@ -36,6 +45,7 @@ export const databaseConfig = configSection('database', (read): DatabaseConfig =
     // for most of every second. At most an hour.
     replicaMaxLagMs: read.int('DATABASE_REPLICA_MAX_LAG_MS', 2_000, 1_000, 3_600_000),
     projectConcurrency,
+    embeddedMaxQueryCost: read.int('DATABASE_EMBEDDED_MAX_QUERY_COST', DEFAULT_EMBEDDED_MAX_QUERY_COST, 0, 1_000_000_000),
   };
 });
 

@@ -36,6 +36,7 @@ export class OpenedDatabaseInfo {
           !opened.embedded,
           config.replicaUrls.length > 0 ? new ReadReplicas(config, opened.pool) : undefined,
           config.projectConcurrency,
+          opened.embedded ? config.embeddedMaxQueryCost || undefined : undefined,
         ),
     },
     { provide: APP_INTERCEPTOR, useClass: ProjectContextInterceptor },

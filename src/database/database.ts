@@ -4,6 +4,7 @@ import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { KeyedSemaphores, SemaphoreRefusal } from '../common/semaphore.js';
 import { projectContext } from './project-context.js';
+import { CostBoundedReader } from './cost-bound.js';
 
 /** How long a statement waits for its project's turn before the request answers 503. */
 export const PROJECT_WAIT_MS = 5_000;
@@ -42,8 +43,10 @@ export class Database implements Queryable {
     readonly replicas?: ReadReplicas,
     /** Statements one project may run at once on this pool during its requests (CONTRACT.md §14). */
     projectConcurrency?: number,
+    /** The embedded database's bound on a list read's estimated cost (cost-bound.ts); undefined: none. */
+    maxReadCost?: number,
   ) {
-    this.read = replicas ? replicas.reader(this) : this;
+    this.read = replicas ? replicas.reader(this) : maxReadCost ? new CostBoundedReader(this, maxReadCost) : this;
     if (projectConcurrency !== undefined) this.projects = new KeyedSemaphores(projectConcurrency, Infinity);
   }
 
@@ -52,7 +55,8 @@ export class Database implements Queryable {
    * searchApiPattern): with DATABASE_REPLICA_URLS a replica within DATABASE_REPLICA_MAX_LAG_MS, else (and
    * whenever that replica fails) this primary; without replicas, this primary. Its answers may miss the
    * writes of the last DATABASE_REPLICA_MAX_LAG_MS, so never use it for a read that must see a write just
-   * made (GET by id or key, a version check), for a write, or in a transaction.
+   * made (GET by id or key, a version check), for a write, or in a transaction. On the embedded
+   * database its statements are refused past DATABASE_EMBEDDED_MAX_QUERY_COST (cost-bound.ts).
    */
   reader(): Queryable {
     return this.read;
