@@ -15,9 +15,7 @@ export function boundedItems(rows: string, max: string): string {
           FROM (SELECT x.j, x.n, sum(octet_length(x.j) + 1) OVER (ORDER BY x.n) > ${max} AS past FROM (${rows}) x) w`;
 }
 
-/** 400 InvalidInput: a page whose items would pass `maxBytes`. */
-export function tooLarge(maxBytes: number): DomainError {
-  return DomainError.invalidInput(
-    `The answer would be larger than ${maxBytes} bytes (HTTP_MAX_RESPONSE_BYTES): ask for a smaller limit, and page through the results.`,
-  );
+/** 400 InvalidInput: an answer (a page's items, by default) that would pass `maxBytes`, and what to ask instead. */
+export function tooLarge(maxBytes: number, remedy = 'ask for a smaller limit, and page through the results'): DomainError {
+  return DomainError.invalidInput(`The answer would be larger than ${maxBytes} bytes (HTTP_MAX_RESPONSE_BYTES): ${remedy}.`);
 }

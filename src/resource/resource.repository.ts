@@ -271,18 +271,26 @@ export class ResourceRepository {
     return (await this.db.one<{ json: string }>(SQL.delete, [id, projectKey, expectedVersion ?? null, modifierJson(by)]))?.json;
   }
 
-  /** The merged ArrayTestType of GET /resource and the number of matches (CONTRACT.md §3). */
-  async merge(projectKey: string, filter: SqlCondition): Promise<{ json: string; total: number }> {
+  /**
+   * The merged ArrayTestType of GET /resource and the number of matches (CONTRACT.md §3). `json` is null
+   * when the merge is longer than `maxBytes` (HTTP_MAX_RESPONSE_BYTES, CONTRACT.md §14): PostgreSQL then
+   * keeps it, and this process never receives it.
+   */
+  async merge(projectKey: string, filter: SqlCondition, maxBytes: number): Promise<{ json: string | null; total: number }> {
     const where = `r.project_key = $1 AND ${filter.sql}`;
     const text = `
       WITH m AS (
         SELECT r.${OBJECT_TYPE_PROPERTY.column} AS o, row_number() OVER (ORDER BY r.created_at, r.id) AS n
         FROM resource r WHERE ${where} ORDER BY r.created_at, r.id LIMIT ${MERGE_LIMIT}
+      ), merged AS (
+        SELECT json_strip_nulls(json_build_object(
+          ${MERGED_ARRAYS}
+        ))::text AS json
       )
-      SELECT (SELECT count(*) FROM resource r WHERE ${where})::integer AS total, json_strip_nulls(json_build_object(
-        ${MERGED_ARRAYS}
-      ))::text AS json`;
-    const row = await this.db.reader().one<{ json: string; total: number }>(text, [projectKey, ...filter.values]);
+      SELECT (SELECT count(*) FROM resource r WHERE ${where})::integer AS total,
+             CASE WHEN octet_length(merged.json) > $${filter.values.length + 2}::bigint THEN NULL ELSE merged.json END AS json
+      FROM merged`;
+    const row = await this.db.reader().one<{ json: string | null; total: number }>(text, [projectKey, ...filter.values, maxBytes]);
     return row!;
   }
 

@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../common/domain-error.js';
+import { httpConfig, type HttpConfig } from '../config/http.config.js';
+import { tooLarge } from '../database/bounded-list.js';
 import type { Principal } from '../common/principal.js';
 import { toJsonText } from '../common/lossless-json.js';
 import { ResourceRepository, UpsertInput, WrittenResource } from './resource.repository.js';
@@ -13,7 +15,10 @@ import { reduceActions } from './update-actions.js';
  */
 @Injectable()
 export class ResourceService {
-  constructor(private readonly resources: ResourceRepository) {}
+  constructor(
+    private readonly resources: ResourceRepository,
+    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
+  ) {}
 
   async getById(projectKey: string, id: string): Promise<string> {
     return (await this.resources.findJsonById(projectKey, id)) ?? notFound(id);
@@ -24,8 +29,12 @@ export class ResourceService {
     return json ?? notFoundByKey(key);
   }
 
-  query(projectKey: string, query: GetResourcesQueryDto): Promise<{ json: string; total: number }> {
-    return this.resources.merge(projectKey, buildResourceFilter(query, 2));
+  /** GET /resource: the merge and the match count; 400 past HTTP_MAX_RESPONSE_BYTES (CONTRACT.md §14). */
+  async query(projectKey: string, query: GetResourcesQueryDto): Promise<{ json: string; total: number }> {
+    const max = this.http.maxResponseBytes;
+    const { json, total } = await this.resources.merge(projectKey, buildResourceFilter(query, 2), max);
+    if (json === null) throw tooLarge(max, 'narrow the filter so that fewer resources are merged');
+    return { json, total };
   }
 
   async assertAnyMatches(projectKey: string, query: HeadResourcesQueryDto): Promise<void> {

@@ -379,6 +379,20 @@ describe('fair use and hardening', () => {
         expect(page.text.length).toBeLessThan(MAX_RESPONSE_BYTES);
       },
     );
+
+    it('GET /resource merging all four (about 400 KB) → 400 InvalidInput asking for a narrower filter; merging two → 200', async () => {
+      const view = await t.auth('view_test', { projectKey: BIG });
+      const refused = await t.http.get(`/${BIG}/resource`).set(view);
+      expectErrorEnvelope(refused, 400, 'InvalidInput');
+      expect(refused.body.message).toMatch(/narrow the filter/);
+      expect(refused.body.message).toContain(String(MAX_RESPONSE_BYTES));
+      const two = [0, 1].map((i) => `${'x'.repeat(9_990)}${i}-0`);
+      const merged = await t.http.get(`/${BIG}/resource`).query({ arrayOfStringWithDescription: two }).set(view);
+      expect(merged.status).toBe(200);
+      expect(merged.headers['x-total-count']).toBe('2');
+      expect(merged.body.arrayOfStringExample).toHaveLength(20);
+      expect(merged.text.length).toBeLessThan(MAX_RESPONSE_BYTES);
+    });
   });
 
   describe('an image upload slot needs a minimum transfer rate', () => {
