@@ -8,7 +8,7 @@ import { oauthError, rateLimited } from './auth.errors.js';
 import { RateLimiter } from './rate-limiter.js';
 import { ApiClientsService } from './api-clients.service.js';
 import type { StoredApiClient } from './api-clients.repository.js';
-import { CUSTOMER_SCOPE, splitScopes } from './scopes.js';
+import { CUSTOMER_SCOPE, invalidCustomerScope, splitScopes } from './scopes.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { IssuedToken, TokenService } from './token.service.js';
 
@@ -85,7 +85,9 @@ export class OAuthService {
       throw oauthError(ErrorCode.UnsupportedGrantType, `The grant type '${form.grant_type}' is not supported; use client_credentials.`);
     }
     const client = await this.authenticate(credentials, address);
-    const allowed = splitScopes(client.scope);
+    // A customer-bound client stored with a scope that lifts its customer restriction (refused on create
+    // since; CONTRACT.md §7) never gets a token holding it.
+    const allowed = splitScopes(client.scope).filter((s) => !client.customerId || !invalidCustomerScope(s));
     // A customer-bound client's tokens always carry its customer scope, so asking for exactly that
     // one is allowed (and redundant); any other customer_id_test scope is beyond the client's.
     const ownCustomer = client.customerId ? `${CUSTOMER_SCOPE}:${client.customerId}` : undefined;

@@ -551,6 +551,22 @@ describe('fair use and hardening', () => {
       const allowed = await t.http.post(`/${pk}/api-clients`).set(admin).send({ name: 'shop', scope: `manage_my_profile_test:${pk}`, customerId: 'cust-1' });
       expect(allowed.status).toBe(201);
     });
+
+    it('a customer-bound client stored with manage_test before that rule gets no token holding it', async () => {
+      const admin = await t.auth('manage_api_clients');
+      const pk = t.projectKey;
+      const created = await t.http.post(`/${pk}/api-clients`).set(admin).send({ name: 'legacy-shop', scope: `manage_my_profile_test:${pk}`, customerId: 'cust-2' });
+      expect(created.status).toBe(201);
+      await db.query('UPDATE api_client SET scope = $2 WHERE id = $1', [created.body.id, `manage_my_profile_test:${pk} manage_test:${pk}`]);
+      const token = (form: Record<string, string>) =>
+        t.http.post('/oauth/token').auth(created.body.id, created.body.secret).set('X-Forwarded-For', newAddress()).type('form').send({ grant_type: 'client_credentials', ...form });
+      const every = await token({});
+      expect(every.status).toBe(200);
+      expect(every.body.scope.split(' ').sort()).toEqual([`customer_id_test:cust-2`, `manage_my_profile_test:${pk}`]);
+      const lifting = await token({ scope: `manage_test:${pk}` });
+      expectErrorEnvelope(lifting, 400, 'invalid_scope');
+      expect(lifting.body.error_description).toContain(`manage_test:${pk}`);
+    });
   });
 
   describe('signing keys at rest: SIGNING_KEY_ENCRYPTION_KEY', () => {
