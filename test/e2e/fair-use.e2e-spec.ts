@@ -248,7 +248,7 @@ describe('fair use and hardening', () => {
 
   // PostgreSQL only: the embedded database has one connection, so there is no pool to share out; it runs one
   // statement at a time on the server's thread, where a heavy statement delays every project whatever the pool
-  // (see "The embedded database" in the README, and DATABASE_EMBEDDED_MAX_QUERY_COST below).
+  // (see "The embedded database" in the README, and embedded-query-cost.e2e-spec.ts).
   if (onPostgres) describe('one project cannot take the whole database pool (DATABASE_PROJECT_CONCURRENCY)', () => {
     const HEAVY = uniqueProjectKey('heavy');
     const LIGHT = uniqueProjectKey('light');
@@ -302,55 +302,6 @@ describe('fair use and hardening', () => {
       expect(statuses.filter((status) => status !== 200)).toEqual([]);
       expect(p99).toBeLessThan(1_000);
     }, 180_000);
-  });
-
-  describe('one list read cannot hold the embedded database (DATABASE_EMBEDDED_MAX_QUERY_COST)', () => {
-    /** An app of its own: a bound low enough that 5,000 resources pass it, and one project's rows in its tables. */
-    const MAX_COST = 500;
-    const WIDE = uniqueProjectKey('wide');
-    let bounded: TestApp;
-    let view: Record<string, string>;
-    const query = (params: Record<string, string>) => bounded.http.get(`/${WIDE}/resource/sorted-query-parameters`).query(params).set(view);
-    beforeAll(async () => {
-      bounded = await createTestApp({ AUTH_DEMO_CLIENT: 'false', DATABASE_EMBEDDED_MAX_QUERY_COST: String(MAX_COST) });
-      const boundedDb = bounded.app.get(Database);
-      // Seeded by SQL: what matters is how many rows a statement would read, not how they were written.
-      await boundedDb.query(
-        `INSERT INTO resource (id, project_key, key, version, created_at, last_modified_at, created_by, last_modified_by, published, object_type_property)
-         SELECT gen_random_uuid(), $1, 'w-' || g, 1, now(), now(), '{"clientId":"seed"}', '{"clientId":"seed"}', true,
-                ('{"arrayOfIntExample":[' || g || '],"arrayOfUniqueIntExample":[],"arrayOfTwonumbersExample":[1,2],"arrayOfFloatExample":[0.25],' ||
-                 '"arrayOfNumberNoDefaultsExample":[],"arrayOfStringExample":["w' || g || '"],"arrayOfObjectType":[]}')::jsonb
-         FROM generate_series(1, 5000) g`,
-        [WIDE],
-      );
-      await boundedDb.query('ANALYZE resource');
-      view = await bounded.auth('view_test', { projectKey: WIDE });
-    }, 120_000);
-    afterAll(async () => {
-      await bounded?.close();
-    });
-
-    it('a where no index narrows, over every resource of the project: 400 QueryTimedOut on the embedded database (PostgreSQL: its statement timeout bounds it instead)', async () => {
-      const res = await query({ where: 'objectTypeProperty(arrayOfIntExample > 4999)', withTotal: 'true' });
-      if (onPostgres) {
-        expect(res.status).toBe(200);
-        expect(res.body.total).toBe(1);
-        return;
-      }
-      expectErrorEnvelope(res, 400, 'QueryTimedOut');
-      expect(res.body.message).toContain(`DATABASE_EMBEDDED_MAX_QUERY_COST ${MAX_COST}`);
-    });
-
-    it('the same project read through its indexes answers: a key, a page in the default order, a search for one word', async () => {
-      const byKey = await query({ where: 'key = "w-4999"' });
-      expect(res(byKey)).toEqual({ status: 200, count: 1 });
-      const page = await query({ limit: '20' });
-      expect(res(page)).toEqual({ status: 200, count: 20 });
-      const search = await bounded.http.get(`/${WIDE}/resource/searchApiPattern`).query({ 'text.en': 'w17' }).set(view);
-      expect(search.status).toBe(200);
-    });
-
-    const res = (answer: { status: number; body: { count?: number } }) => ({ status: answer.status, count: answer.body.count });
   });
 
   describe('list answers are never built past HTTP_MAX_RESPONSE_BYTES', () => {
