@@ -9,9 +9,21 @@ export const RETENTION_BATCH = 1000;
 
 /** The tables the retention empties, with the column their age is read from (a BRIN index each, migration 10). */
 const TABLES = {
-  messages: { table: 'message', column: 'created_at' },
-  versions: { table: 'resource_version', column: 'modified_at' },
+  messages: { table: 'message', column: 'created_at', returning: 'resource_id' },
+  versions: { table: 'resource_version', column: 'modified_at', returning: 'NULL AS resource_id' },
 } as const;
+
+/**
+ * The subscriptions' stream positions (`subscription_progress`, CONTRACT.md §12) of resources that have
+ * no message left, deleted in the transaction of the batch that deleted their last ones: the
+ * position only says which of a resource's messages were queued, so with none left it says nothing. A
+ * message written later has a higher sequence number and, with no position, is queued as the first of a
+ * new stream (the dispatcher queues the messages written after the subscription). Without this the table
+ * would keep one row per subscription and resource ever written.
+ */
+const PRUNE_PROGRESS = `
+  DELETE FROM subscription_progress p
+  WHERE p.resource_id = ANY($1::uuid[]) AND NOT EXISTS (SELECT 1 FROM message m WHERE m.resource_id = p.resource_id)`;
 
 export type RetainedKind = keyof typeof TABLES;
 
@@ -29,7 +41,7 @@ export class RetentionRepository {
    * retention lock. How many it deleted, or undefined when another server process holds the lock.
    */
   async deleteExpiredBatch(kind: RetainedKind, days: number): Promise<number | undefined> {
-    const { table, column } = TABLES[kind];
+    const { table, column, returning } = TABLES[kind];
     const client = await this.db.pool.connect();
     let failed = false;
     // A checked-out client has no 'error' listener of the pool's: a connection ended by the database
@@ -43,11 +55,14 @@ export class RetentionRepository {
         await client.query('COMMIT');
         return undefined;
       }
-      const deleted = await client.query(
+      const deleted = await client.query<{ resource_id: string | null }>(
         `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(
-           SELECT t.ctid FROM ${table} t WHERE t.${column} < now() - make_interval(days => $1) LIMIT ${RETENTION_BATCH}))`,
+           SELECT t.ctid FROM ${table} t WHERE t.${column} < now() - make_interval(days => $1) LIMIT ${RETENTION_BATCH}))
+         RETURNING ${returning}`,
         [days],
       );
+      const resources = new Set(deleted.rows.flatMap((row) => (row.resource_id ? [row.resource_id] : [])));
+      if (resources.size > 0) await client.query(PRUNE_PROGRESS, [[...resources]]);
       await client.query('COMMIT');
       return deleted.rowCount ?? 0;
     } catch (error) {

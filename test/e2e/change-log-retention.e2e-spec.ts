@@ -35,12 +35,12 @@ describe('change log retention', () => {
   afterAll(() => t.close());
 
   /** Messages of the resource written `days` ago (a second apart), numbered from `first`. */
-  async function insertMessages(count: number, days: number, first: number): Promise<void> {
+  async function insertMessages(count: number, days: number, first: number, resource = RESOURCE): Promise<void> {
     await db.query(
       `INSERT INTO message (id, project_key, resource_id, resource_version, sequence_number, type, created_at, created_by, payload)
        SELECT gen_random_uuid(), $1, $2::uuid, g, g, 'SomeThingDone', now() - make_interval(days => $3) - g * interval '1 second', '{"clientId":"c"}', ''
        FROM generate_series($4::integer, $4::integer + $5::integer - 1) g`,
-      [t.projectKey, RESOURCE, days, first, count],
+      [t.projectKey, resource, days, first, count],
     );
   }
 
@@ -93,6 +93,32 @@ describe('change log retention', () => {
       await waitFor(async () => (await count('message')) === 3, 30_000);
     } finally {
       await other.end();
+    }
+  }, 60_000);
+
+  it("prunes the subscriptions' stream positions of resources whose messages are all gone, and keeps the others", async () => {
+    const [gone, kept] = ['f0000000-0000-4000-8000-0000000000a1', 'f0000000-0000-4000-8000-0000000000a2'];
+    await insertMessages(5, 20, 1, gone);
+    await insertMessages(2, 20, 1, kept);
+    await insertMessages(1, 1, 3, kept);
+    const subscription = (await db.one<{ id: string }>(
+      `INSERT INTO subscription (id, project_key, destination, format)
+       VALUES (gen_random_uuid(), $1, '{"type":"HTTP","url":"http://127.0.0.1:9/"}', '{"type":"Platform"}') RETURNING id`,
+      [t.projectKey],
+    ))!.id;
+    const positions = async () =>
+      (await db.query<{ resource_id: string; last_sequence: number }>(
+        'SELECT resource_id, last_sequence FROM subscription_progress WHERE subscription_id = $1 ORDER BY resource_id',
+        [subscription],
+      ));
+    try {
+      await db.query('INSERT INTO subscription_progress (subscription_id, resource_id, last_sequence) VALUES ($1, $2, 5), ($1, $3, 3)', [subscription, gone, kept]);
+      await t.app.get(RetentionWorker).sweep();
+      await waitFor(async () => (await positions()).length === 1, 30_000);
+      expect(await positions()).toEqual([{ resource_id: kept, last_sequence: 3 }]);
+    } finally {
+      await db.query('DELETE FROM subscription WHERE id = $1', [subscription]);
+      await db.query('DELETE FROM message WHERE resource_id = $1', [kept]);
     }
   }, 60_000);
 });

@@ -11,6 +11,7 @@ import { SearchWordTrigrams1763700000009 } from './1763700000009-search-word-tri
 import { ChangeLog1763700000010 } from './1763700000010-change-log.js';
 import { ImageReclaim1763700000011 } from './1763700000011-image-reclaim.js';
 import { Subscriptions1763700000012 } from './1763700000012-subscriptions.js';
+import { SubscriptionProgressPruning1763700000013 } from './1763700000013-subscription-progress-pruning.js';
 
 /** Every migration, in order. Listed explicitly so the app, the CLI and tests load the same set. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   ChangeLog1763700000010,
   ImageReclaim1763700000011,
   Subscriptions1763700000012,
+  SubscriptionProgressPruning1763700000013,
 ];
