@@ -166,10 +166,16 @@ export class NotificationQueueRepository {
     return this.db.query<ClaimedNotification>(CLAIM, [limit, leaseSeconds]);
   }
 
-  async delivered(n: ClaimedNotification): Promise<void> {
+  /** Removes accepted notifications from the queue, all in one statement; each stream's next one is claimable after it. */
+  async delivered(accepted: readonly ClaimedNotification[]): Promise<void> {
     await this.db.query(
-      { name: 'subscription_notification_delivered', text: 'DELETE FROM subscription_notification WHERE subscription_id = $1 AND resource_id = $2 AND ordinal = $3' },
-      [n.subscriptionId, n.resourceId, n.ordinal],
+      {
+        name: 'subscription_notification_delivered',
+        text: `DELETE FROM subscription_notification n
+               USING unnest($1::uuid[], $2::uuid[], $3::bigint[]) AS d(subscription_id, resource_id, ordinal)
+               WHERE n.subscription_id = d.subscription_id AND n.resource_id = d.resource_id AND n.ordinal = d.ordinal`,
+      },
+      [accepted.map((n) => n.subscriptionId), accepted.map((n) => n.resourceId), accepted.map((n) => n.ordinal)],
     );
   }
 

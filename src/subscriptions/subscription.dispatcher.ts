@@ -14,6 +14,8 @@ import type { DestinationTarget } from './transports/transport.js';
 const NEAR_LOOKBACK_MS = 1_000;
 /** How often the dispatcher counts the pending notifications for /metrics. */
 const PENDING_COUNT_INTERVAL_MS = 2_000;
+/** How often a busy dispatcher records the subscriptions' last delivery and error (their health). */
+const STATUS_SAVE_INTERVAL_MS = 250;
 
 /**
  * Delivers the change log to the subscriptions (CONTRACT.md §12). Every server process runs one; they
@@ -61,7 +63,10 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
   private stopped = false;
   private databaseDown = false;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Notifications their destination accepted, removed from the queue together at the start of the next round. */
+  private accepted: ClaimedNotification[] = [];
   private status = new Map<string, StatusUpdate>();
+  private statusSavedAt = 0;
 
   constructor(
     private readonly queue: NotificationQueueRepository,
@@ -83,7 +88,8 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
     if (this.pollTimer) clearTimeout(this.pollTimer);
     await this.round;
     await Promise.allSettled([...this.inFlight]);
-    await this.saveStatus().catch(() => undefined);
+    await this.removeAccepted().catch(() => undefined);
+    await this.saveStatus(true).catch(() => undefined);
   }
 
   private schedule(): void {
@@ -114,6 +120,7 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
             await this.queueMessages();
             await this.countPending();
           }
+          await this.removeAccepted();
           await this.claim();
           await this.saveStatus();
           this.databaseAnswered();
@@ -197,16 +204,34 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
     }
     this.metrics.delivered(target.type, Date.now() - Date.parse(n.createdAt), Date.now() - started);
     this.record(n.subscriptionId, { deliveredAt: new Date() });
-    // If this fails the lease lapses and the notification goes out again: at least once.
-    await this.queue.delivered(n).catch((e: unknown) => this.roundFailed(e));
+    this.accepted.push(n);
+  }
+
+  /**
+   * Removes the accepted notifications from the queue, one statement for all of them. Until then a
+   * stream's next notification is not claimable, and a process that dies first leaves them to lapse and
+   * go out again: at least once.
+   */
+  private async removeAccepted(): Promise<void> {
+    if (this.accepted.length === 0) return;
+    const batch = this.accepted;
+    this.accepted = [];
+    try {
+      await this.queue.delivered(batch);
+    } catch (error) {
+      this.accepted.push(...batch);
+      throw error;
+    }
   }
 
   private record(subscriptionId: string, update: StatusUpdate): void {
     this.status.set(subscriptionId, { ...this.status.get(subscriptionId), ...update });
   }
 
-  private async saveStatus(): Promise<void> {
-    if (this.status.size === 0) return;
+  /** At most every STATUS_SAVE_INTERVAL_MS (a statement per round would cost a busy dispatcher as much as its deliveries), or now. */
+  private async saveStatus(now = false): Promise<void> {
+    if (this.status.size === 0 || (!now && Date.now() - this.statusSavedAt < STATUS_SAVE_INTERVAL_MS)) return;
+    this.statusSavedAt = Date.now();
     const updates = this.status;
     this.status = new Map();
     try {
