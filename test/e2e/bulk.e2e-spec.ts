@@ -1,10 +1,11 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { INT64_MAX, INT64_MIN } from '../support/fixtures.js';
 import { newKey } from '../support/resources.js';
 import { Database } from '../../src/database/database.js';
 import { sleep } from '../support/timing.js';
+import { ANALYZE_AFTER_WRITES } from '../../src/resource/bulk/import.service.js';
 
 /**
  * Bulk export and import (CONTRACT.md §13) through HTTP, as a client streams them: the round trip, the
@@ -218,6 +219,26 @@ describe('bulk export and import', () => {
         'ObjectTypePropertySet',
       ]);
     });
+  });
+
+  describe('statistics after a large import', () => {
+    it(`an import that wrote ${ANALYZE_AFTER_WRITES} resources or more refreshes the planner's statistics before its summary; a smaller one does not (embedded)`, async () => {
+      const lastAnalyze = async () =>
+        (await db.one<{ at: Date | null }>(`SELECT greatest(last_analyze, last_autoanalyze) AS at FROM pg_stat_user_tables WHERE relname = 'resource'`))!.at?.getTime() ?? 0;
+      const body = (count: number, prefix: string) => Array.from({ length: count }, (_, i) => line(`${prefix}-${i}`)).join('\n');
+
+      const before = await lastAnalyze();
+      const small = lines((await importText(uniqueProjectKey('small'), body(100, 'small'))).body);
+      expect(small.pop()).toEqual({ summary: { lines: 100, created: 100, updated: 0, unchanged: 0, failed: 0 } });
+      // PostgreSQL's autovacuum may analyze the table at any moment; the embedded database has none.
+      if (!onPostgres) expect(await lastAnalyze()).toBe(before);
+
+      const started = Date.now();
+      const large = lines((await importText(uniqueProjectKey('large'), body(ANALYZE_AFTER_WRITES, 'large'))).body);
+      expect(large.pop()).toEqual({ summary: { lines: ANALYZE_AFTER_WRITES, created: ANALYZE_AFTER_WRITES, updated: 0, unchanged: 0, failed: 0 } });
+      // Answered with the summary, so done before it: no wait.
+      expect(await lastAnalyze()).toBeGreaterThanOrEqual(started - 1_000);
+    }, 120_000);
   });
 
   describe('bad input', () => {

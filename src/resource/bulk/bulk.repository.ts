@@ -31,6 +31,11 @@ export class BulkRepository {
     ]);
   }
 
+  /** Refreshes the planner's statistics of the tables an import fills (see ANALYZE_AFTER_WRITES). */
+  async analyze(): Promise<void> {
+    await this.db.query('ANALYZE resource, resource_search, message, resource_version');
+  }
+
   /**
    * The next page of an export, on the reader: with read replicas each page may come from another one,
    * which keyset paging on id tolerates (see ExportService).
