@@ -8,6 +8,7 @@ import type { Response } from 'supertest';
 import { Database } from '../../src/database/database.js';
 import { ImagesRepository } from '../../src/images/images.repository.js';
 import { ImagesWorker } from '../../src/images/images.worker.js';
+import { createFreshDatabase, FreshDatabase } from '../support/fresh-database.js';
 import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft, type ResourceBody } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
@@ -64,8 +65,13 @@ describe('images', () => {
   let upload: Record<string, string>;
   let base: string;
 
+  // On PostgreSQL a database of its own: the tests below run the attach rounds themselves and count
+  // the jobs, which other test files' workers (sharing the suite's database) would otherwise take.
+  let fresh: FreshDatabase | undefined;
+
   beforeAll(async () => {
-    t = await createTestApp({ ...IDLE_WORKER, IMAGES_READ_IDLE_TIMEOUT_MS: '2000' });
+    fresh = onPostgres ? await createFreshDatabase('images') : undefined;
+    t = await createTestApp({ ...IDLE_WORKER, IMAGES_READ_IDLE_TIMEOUT_MS: '2000', ...(fresh ? { DATABASE_URL: fresh.url } : {}) });
     pk = t.projectKey;
     db = t.app.get(Database);
     upload = await t.auth('manage_products');
@@ -74,7 +80,8 @@ describe('images', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
+    await fresh?.drop();
   });
 
   const imagesPath = (projectKey = pk) => `/${projectKey}/resource/images`;
