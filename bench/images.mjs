@@ -114,7 +114,9 @@ async function startService() {
     BOOTSTRAP_CLIENT_SECRET: CLIENT_SECRET,
     BOOTSTRAP_SCOPES: `manage_test:${PROJECT} view_test:${PROJECT} manage_products:${PROJECT}`,
   };
-  const child = spawn(process.execPath, [join(SERVICE_DIST, 'src', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // SERVICE_NODE_FLAGS: flags for the server's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` for a profile.
+  const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, join(SERVICE_DIST, 'src', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (c) => (output = (output + c.toString()).slice(-8000));
   child.stdout.on('data', keep);
