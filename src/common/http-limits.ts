@@ -43,6 +43,18 @@ export function httpServerOptions(http: HttpLimits) {
   };
 }
 
+/** Sockets whose request in progress HTTP_REQUEST_TIMEOUT_MS does not end (see `exemptFromRequestTimeout`). */
+const untimedRequests = new WeakSet<Duplex>();
+
+/**
+ * Exempts the request being received on `socket` from HTTP_REQUEST_TIMEOUT_MS: a streamed import, which
+ * reads its body for as long as it takes and bounds it by its own idle timeout instead. The connection
+ * closes after that answer (body-parsers.ts), so the exemption never reaches a later request.
+ */
+export function exemptFromRequestTimeout(socket: Duplex): void {
+  untimedRequests.add(socket);
+}
+
 /**
  * What the Node server refuses before a request reaches Fastify (a timeout, headers too large, bytes
  * that are not HTTP) answers the contract's envelope too, then the connection closes. Nothing is
@@ -50,6 +62,8 @@ export function httpServerOptions(http: HttpLimits) {
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // Node reports a request's timeout once; an exempt request goes on being received and answered.
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && untimedRequests.has(socket)) return;
   const refusal =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? DomainError.of(ErrorCode.RequestTimeout, 'The request was not received in time.')

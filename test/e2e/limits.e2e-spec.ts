@@ -28,6 +28,7 @@ const HEADER_ROOM_BYTES = 16 * 1024;
 const HEADERS_TIMEOUT_MS = 500;
 const REQUEST_TIMEOUT_MS = 3_000;
 const KEEP_ALIVE_TIMEOUT_MS = 500;
+const IMPORT_IDLE_TIMEOUT_MS = 1_500;
 /** The server checks its timeouts every second: a connection still open after this shows a limit is gone. */
 const CUT_BOUND_MS = 10_000;
 /** A project whose GET namespace-action forwards to a backend slower than the request timeout. */
@@ -54,6 +55,7 @@ describe('limits', () => {
       HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
       HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
       HTTP_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
+      IMPORT_IDLE_TIMEOUT_MS: String(IMPORT_IDLE_TIMEOUT_MS),
     });
     port = Number(new URL(await listenOnFreePort(t)).port);
   });
@@ -301,6 +303,85 @@ describe('limits', () => {
       const answer = parseAnswer(raw);
       expect(answer.status).toBe(200);
       expect(answer.body.images).toHaveLength(1);
+    });
+
+    describe('an import (HTTP_REQUEST_TIMEOUT_MS does not bound it; IMPORT_IDLE_TIMEOUT_MS does)', () => {
+      /** Headers of a chunked import; `lines` then go one chunk each with `send`, `end` closes the body. */
+      async function importRequest(socket: Socket): Promise<{ send: (line: string) => void; end: () => void }> {
+        const auth = (await t.auth('manage_test')).Authorization;
+        socket.write(`POST /${t.projectKey}/resource/import HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${auth}\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n`);
+        return {
+          send: (line) => socket.writable && socket.write(`${Buffer.byteLength(`${line}\n`).toString(16)}\r\n${line}\n\r\n`),
+          end: () => socket.writable && socket.write('0\r\n\r\n'),
+        };
+      }
+      /** The status and the NDJSON lines of a raw answer with a chunked body. */
+      function ndjsonAnswer(raw: string): { status: number; lines: Record<string, unknown>[] } {
+        const head = raw.indexOf('\r\n\r\n');
+        let rest = raw.slice(head + 4);
+        let body = '';
+        for (let size = parseInt(rest, 16); size > 0; size = parseInt(rest, 16)) {
+          const start = rest.indexOf('\r\n') + 2;
+          body += rest.slice(start, start + size);
+          rest = rest.slice(start + size + 2);
+        }
+        return { status: Number(raw.slice(9, 12)), lines: body.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
+      }
+      const line = (key: string) => JSON.stringify(draft({ key }));
+
+      it('a body that takes longer than the request timeout, with lines arriving, is read to its end', async () => {
+        const prefix = `slow-import-${Date.now()}`;
+        const started = Date.now();
+        const raw = await exchange(port, (socket) => {
+          void importRequest(socket).then(({ send, end }) => {
+            let sent = 0;
+            const timer = setInterval(() => {
+              if (sent === 16) {
+                clearInterval(timer);
+                return end();
+              }
+              send(line(`${prefix}-${sent++}`));
+            }, 250);
+            socket.once('close', () => clearInterval(timer));
+          });
+        });
+        expect(Date.now() - started).toBeGreaterThan(REQUEST_TIMEOUT_MS);
+        const answer = ndjsonAnswer(raw);
+        expect(answer.status).toBe(200);
+        expect(answer.lines.slice(0, -1).map((l) => l.status)).toEqual(Array(16).fill(201));
+        expect(answer.lines[answer.lines.length - 1]).toEqual({ summary: { lines: 16, created: 16, updated: 0, unchanged: 0, failed: 0 } });
+      });
+
+      it('a body that stops sending ends after IMPORT_IDLE_TIMEOUT_MS: a 408 line after the lines answered, which stay written', async () => {
+        const prefix = `stalled-import-${Date.now()}`;
+        const started = Date.now();
+        const raw = await exchange(port, (socket) => {
+          void importRequest(socket).then(({ send }) => {
+            send(line(`${prefix}-1`));
+            send(line(`${prefix}-2`));
+          });
+        });
+        const elapsed = Date.now() - started;
+        expect(elapsed).toBeGreaterThanOrEqual(IMPORT_IDLE_TIMEOUT_MS);
+        const answer = ndjsonAnswer(raw);
+        expect(answer.status).toBe(200);
+        expect(answer.lines.slice(0, 2).map((l) => [l.line, l.status])).toEqual([[1, 201], [2, 201]]);
+        expect(answer.lines).toHaveLength(3);
+        expect(answer.lines[2]).toMatchObject({ statusCode: 408, errors: [{ code: 'RequestTimeout' }] });
+        expect(answer.lines[2].message).toMatch(/IMPORT_IDLE_TIMEOUT_MS \(1500 ms\)\. The lines after line 2 were not read\./);
+        for (const key of [`${prefix}-1`, `${prefix}-2`]) {
+          expect((await t.http.get(`/${t.projectKey}/resource/key=${key}`).set(await t.auth('view_test'))).status).toBe(200);
+        }
+      });
+
+      it('a body that sends nothing after its headers → a 408 answer after IMPORT_IDLE_TIMEOUT_MS', async () => {
+        const started = Date.now();
+        const raw = await exchange(port, (socket) => void importRequest(socket));
+        expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS);
+        const answer = parseAnswer(raw);
+        expectErrorEnvelope(answer, 408, 'RequestTimeout');
+        expect(answer.body.message).toMatch(/No bytes of the import body arrived for IMPORT_IDLE_TIMEOUT_MS/);
+      });
     });
 
     it('a namespace action whose backend answers after the request timeout still answers: the timeouts count receiving only', async () => {

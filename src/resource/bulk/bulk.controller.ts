@@ -1,6 +1,7 @@
-import { Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { exemptFromRequestTimeout } from '../../common/http-limits.js';
 import { RequireScope } from '../../auth/access.decorator.js';
 import { ApiErrors } from '../../common/error.dto.js';
 import { CurrentPrincipal, Principal } from '../../common/principal.js';
@@ -32,6 +33,8 @@ const IMPORT_DESCRIPTION = [
   'then `{"summary":{"lines","created","updated","unchanged","failed"}}`. ',
   'Refused before anything is written: another Content-Type (415), a Content-Length over IMPORT_MAX_BYTES (413), a body without a line (400). ',
   'A body that passes IMPORT_MAX_BYTES without declaring it ends the answer with an error line (413 envelope) instead of the summary; ',
+  'so does a body from which nothing arrives for IMPORT_IDLE_TIMEOUT_MS (408 envelope; before the first line, a 408 answer). ',
+  'HTTP_REQUEST_TIMEOUT_MS does not apply: the body may take as long as its lines do. The connection closes after the answer. ',
   'the lines answered before it are written. A client that goes away leaves written what was answered (and at most the batch in flight), never part of a line.',
 ].join('');
 
@@ -83,7 +86,7 @@ export class BulkController {
   })
   @ApiResponse({
     status: 200,
-    description: 'One result per non-blank line, then the summary line (or, past IMPORT_MAX_BYTES, an error envelope as the last line).',
+    description: 'One result per non-blank line, then the summary line (or, past IMPORT_MAX_BYTES or IMPORT_IDLE_TIMEOUT_MS, an error envelope as the last line).',
     content: {
       [NDJSON]: {
         schema: { oneOf: [{ $ref: getSchemaPath(ImportResultDto) }, { $ref: getSchemaPath(ImportSummaryDto) }] },
@@ -92,7 +95,15 @@ export class BulkController {
     },
   })
   @ApiErrors(400, 413, 415)
-  async importResources(@ProjectKey() projectKey: string, @ImportBody() body: ImportRequestBody, @CurrentPrincipal() by: Principal, @Res() res: FastifyReply): Promise<void> {
+  async importResources(
+    @ProjectKey() projectKey: string,
+    @ImportBody() body: ImportRequestBody,
+    @CurrentPrincipal() by: Principal,
+    @Req() req: FastifyRequest,
+    @Res() res: FastifyReply,
+  ): Promise<void> {
+    // An authorized import takes as long as its body does; IMPORT_IDLE_TIMEOUT_MS bounds a stalled one.
+    exemptFromRequestTimeout(req.raw.socket);
     // The answer streams as the lines are written: 200 once it starts, whatever each line's own status.
     res.status(200).type(NDJSON_TEXT).send(await this.imports.import(projectKey, body, by));
   }

@@ -82,7 +82,8 @@ export class ImportService {
       );
     }
     if (body.contentLength !== undefined && body.contentLength > maxBytes) throw tooLarge(maxBytes);
-    const lines = ndjsonLines(body.stream ?? emptyBody(), { maxLineBytes: this.http.bodyLimitBytes, maxBytes });
+    const { importIdleTimeoutMs: idleTimeoutMs } = this.config;
+    const lines = ndjsonLines(body.stream ?? emptyBody(), { maxLineBytes: this.http.bodyLimitBytes, maxBytes, idleTimeoutMs });
     let first: IteratorResult<NdjsonLine, NdjsonEnd>;
     try {
       first = await lines.next();
@@ -92,9 +93,10 @@ export class ImportService {
     }
     if (first.done) {
       if (first.value.reason === 'limit') throw tooLarge(maxBytes);
+      if (first.value.reason === 'stalled') throw stalled(idleTimeoutMs);
       throw DomainError.invalidInput(`The body holds no line: send one draft per line ({key, objectTypeProperty, publish?, version?}) as ${NDJSON}.`);
     }
-    const run = new ImportRun(projectKey, by, this.bulk, this.logger, maxBytes);
+    const run = new ImportRun(projectKey, by, this.bulk, this.logger, this.config);
     void run.run(first.value, lines);
     return run.output;
   }
@@ -102,6 +104,10 @@ export class ImportService {
 
 function tooLarge(maxBytes: number): DomainError {
   return DomainError.of(ErrorCode.PayloadTooLarge, `The import body exceeds IMPORT_MAX_BYTES (${maxBytes} bytes).`);
+}
+
+function stalled(idleTimeoutMs: number): DomainError {
+  return DomainError.of(ErrorCode.RequestTimeout, `No bytes of the import body arrived for IMPORT_IDLE_TIMEOUT_MS (${idleTimeoutMs} ms).`);
 }
 
 async function* emptyBody(): AsyncGenerator<Buffer> {}
@@ -129,7 +135,7 @@ class ImportRun {
     private readonly by: Principal,
     private readonly bulk: BulkRepository,
     private readonly logger: Logger,
-    private readonly maxBytes: number,
+    private readonly config: BulkConfig,
   ) {
     this.output.once('close', () => {
       this.gone = true;
@@ -153,10 +159,11 @@ class ImportRun {
         if (step.done) {
           await this.flush();
           await this.refreshStatistics();
-          if (step.value.reason === 'limit') {
-            const error = tooLarge(this.maxBytes);
+          if (step.value.reason !== 'end') {
+            // The answer ends with the error instead of the summary; the connection closes after it.
+            const error = step.value.reason === 'limit' ? tooLarge(this.config.importMaxBytes) : stalled(this.config.importIdleTimeoutMs);
             const message = `${error.message} The lines after line ${step.value.lastLine} were not read.`;
-            await this.write(`${JSON.stringify({ statusCode: 413, message, errors: [{ ...error.errors[0], message }] })}\n`);
+            await this.write(`${JSON.stringify({ statusCode: error.status, message, errors: [{ ...error.errors[0], message }] })}\n`);
           } else {
             await this.write(`${JSON.stringify({ summary: this.counts })}\n`);
           }

@@ -45,6 +45,30 @@ describe('ndjsonLines', () => {
     expect(end).toEqual({ reason: 'limit', lastLine: 2 });
   });
 
+  it('no chunk for idleTimeoutMs while one is awaited: the lines so far, then `stalled`; a slow but steady body is read whole', async () => {
+    async function* stalling() {
+      yield Buffer.from('a\nb\n');
+      await new Promise(() => undefined);
+    }
+    const lines: string[] = [];
+    const it = ndjsonLines(stalling(), { maxLineBytes: 10, maxBytes: 1_000, idleTimeoutMs: 50 });
+    let step = await it.next();
+    for (; !step.done; step = await it.next()) lines.push(step.value.text ?? '');
+    expect([lines, step.value]).toEqual([['a', 'b'], { reason: 'stalled', lastLine: 2 }]);
+
+    async function* steady() {
+      for (const text of ['c\n', 'd\n', 'e']) {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        yield Buffer.from(text);
+      }
+    }
+    const steadyLines: string[] = [];
+    const again = ndjsonLines(steady(), { maxLineBytes: 10, maxBytes: 1_000, idleTimeoutMs: 50 });
+    let next = await again.next();
+    for (; !next.done; next = await again.next()) steadyLines.push(next.value.text ?? '');
+    expect([steadyLines, next.value]).toEqual([['c', 'd', 'e'], { reason: 'end' }]);
+  });
+
   it('a body cut by the network rejects, without the line it cut', async () => {
     async function* body() {
       yield Buffer.from('a\nb');

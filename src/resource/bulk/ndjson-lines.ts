@@ -15,11 +15,13 @@ export interface NdjsonLine {
 }
 
 /** Where the body stopped: at its end, or at `maxBytes` (the rest was not read, the line cut there dropped). */
-export type NdjsonEnd = { reason: 'end' } | { reason: 'limit'; lastLine: number };
+export type NdjsonEnd = { reason: 'end' } | { reason: 'limit' | 'stalled'; lastLine: number };
 
 export interface NdjsonLimits {
   maxLineBytes: number;
   maxBytes: number;
+  /** No chunk for this long while one is awaited ends the lines (`stalled`); absent: no bound. */
+  idleTimeoutMs?: number;
 }
 
 /** The body ended before its end: the client went away, or the connection broke. */
@@ -95,26 +97,48 @@ export class NdjsonSplitter {
 
 /**
  * The lines of `body` as they arrive, then how it ended. Reading stops at `maxBytes`: the lines whose
- * newline came before it are yielded, and the end says `limit`. A body cut by the network rejects with
+ * newline came before it are yielded, and the end says `limit`. No chunk for `idleTimeoutMs` while one is
+ * awaited ends it the same way with `stalled`. A body cut by the network rejects with
  * BodyInterruptedError (the line it cut is not yielded).
  */
 export async function* ndjsonLines(body: AsyncIterable<Buffer>, limits: NdjsonLimits): AsyncGenerator<NdjsonLine, NdjsonEnd> {
   const splitter = new NdjsonSplitter(limits.maxLineBytes);
+  const chunks = body[Symbol.asyncIterator]();
   let read = 0;
-  try {
-    for await (const chunk of body) {
-      const room = limits.maxBytes - read;
-      read += chunk.length;
-      if (chunk.length > room) {
-        yield* splitter.push(chunk.subarray(0, room));
-        return { reason: 'limit', lastLine: splitter.current - 1 };
-      }
-      yield* splitter.push(chunk);
+  for (;;) {
+    let step: IteratorResult<Buffer> | typeof STALLED;
+    try {
+      step = await nextChunk(chunks, limits.idleTimeoutMs);
+    } catch (error) {
+      throw new BodyInterruptedError(error);
     }
-  } catch (error) {
-    throw new BodyInterruptedError(error);
+    // The body is left as it is: the answer ends first, then the connection closes (body-parsers.ts).
+    if (step === STALLED) return { reason: 'stalled', lastLine: splitter.current - 1 };
+    if (step.done) break;
+    const chunk = step.value;
+    const room = limits.maxBytes - read;
+    read += chunk.length;
+    if (chunk.length > room) {
+      yield* splitter.push(chunk.subarray(0, room));
+      return { reason: 'limit', lastLine: splitter.current - 1 };
+    }
+    yield* splitter.push(chunk);
   }
   const last = splitter.finish();
   if (last) yield last;
   return { reason: 'end' };
+}
+
+const STALLED = Symbol('stalled');
+
+/** The next chunk, or STALLED when none came within `timeoutMs`. */
+async function nextChunk(chunks: AsyncIterator<Buffer>, timeoutMs: number | undefined): Promise<IteratorResult<Buffer> | typeof STALLED> {
+  if (timeoutMs === undefined) return chunks.next();
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<typeof STALLED>((resolve) => (timer = setTimeout(resolve, timeoutMs, STALLED)));
+  try {
+    return await Promise.race([chunks.next(), stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
