@@ -44,6 +44,8 @@ export async function startService({ dist, databaseUrl, client, env = {} }) {
       ...env,
     },
   });
+  // A bench that dies on an uncaught error must not leave its server running (and polling the database).
+  process.once('exit', () => child.kill('SIGKILL'));
   let output = '';
   child.stdout.on('data', (d) => (output = (output + d).slice(-8000)));
   child.stderr.on('data', (d) => (output = (output + d).slice(-8000)));
