@@ -1,6 +1,7 @@
 // Shared by the endpoint benchmarks: start the built service on a free port with a bootstrap client,
 // wait until it is ready, and get a token for that client.
 import { spawn } from 'node:child_process';
+import { MALLOC_ENV } from '../scripts/malloc-env.mjs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +33,7 @@ export async function startService({ dist, databaseUrl, client, env = {} }) {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      ...MALLOC_ENV,
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       HOST: '127.0.0.1',
