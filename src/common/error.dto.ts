@@ -29,6 +29,7 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'The token lacks the scope or names another project (insufficient_scope).',
   404: 'Not found (ResourceNotFound).',
   406: 'The Accept header excludes application/json (NotAcceptable).',
+  408: 'The request body stopped arriving (RequestTimeout).',
   409: 'Version mismatch (ConcurrentModification, with currentVersion).',
   413: 'Body too large (PayloadTooLarge).',
   415: 'Unsupported Content-Type (UnsupportedMediaType).',

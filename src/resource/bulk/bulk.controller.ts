@@ -33,9 +33,9 @@ const IMPORT_DESCRIPTION = [
   'then `{"summary":{"lines","created","updated","unchanged","failed"}}`. ',
   'Refused before anything is written: another Content-Type (415), a Content-Length over IMPORT_MAX_BYTES (413), a body without a line (400). ',
   'A body that passes IMPORT_MAX_BYTES without declaring it ends the answer with an error line (413 envelope) instead of the summary; ',
-  'so does a body from which nothing arrives for IMPORT_IDLE_TIMEOUT_MS (408 envelope; before the first line, a 408 answer). ',
+  'the lines answered before it are written. So does a body from which nothing arrives for IMPORT_IDLE_TIMEOUT_MS (408 envelope; before the first line, a 408 answer). ',
   'HTTP_REQUEST_TIMEOUT_MS does not apply: the body may take as long as its lines do. The connection closes after the answer. ',
-  'the lines answered before it are written. A client that goes away leaves written what was answered (and at most the batch in flight), never part of a line.',
+  'A client that goes away leaves written what was answered (and at most the batch in flight), never part of a line.',
 ].join('');
 
 /** GET /{projectKey}/resource/export and POST /{projectKey}/resource/import (CONTRACT.md §13). */
@@ -94,7 +94,7 @@ export class BulkController {
       },
     },
   })
-  @ApiErrors(400, 413, 415)
+  @ApiErrors(400, 408, 413, 415)
   async importResources(
     @ProjectKey() projectKey: string,
     @ImportBody() body: ImportRequestBody,
