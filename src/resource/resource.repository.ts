@@ -390,13 +390,24 @@ export const BULK_SQL = {
     FROM d LEFT JOIN w ON w.key = d.key ORDER BY d.n`,
 
   /**
-   * One page of an export: the next `limit` resources after the id `after` that match the condition, as
-   * their lines (GET by id's JSON, newline-joined) and the last id. Placeholders: $1 the project key, the
-   * condition's from $2, then `after` and `limit`.
+   * One page of an export: the first `limit` resources that match the condition with an id after `after`
+   * and, when `upTo` is not null, at most `upTo`, as their lines (GET by id's JSON, newline-joined) and the
+   * last id. Placeholders: $1 the project key, the condition's from $2, then `after`, `upTo` and `limit`.
    */
-  exportPage: (where: string, after: string, limit: string) => `
+  exportPage: (where: string, after: string, upTo: string, limit: string) => `
     SELECT count(*)::integer AS count, (array_agg(p.id ORDER BY p.id DESC))[1]::text AS last,
            string_agg(p.json, E'\\n' ORDER BY p.id) AS lines
     FROM (SELECT r.id, ${RESOURCE_JSON} AS json FROM resource r
-          WHERE r.project_key = $1 AND r.id > ${after}::uuid AND (${where}) ORDER BY r.id LIMIT ${limit}) p`,
+          WHERE r.project_key = $1 AND r.id > ${after}::uuid AND (${upTo}::uuid IS NULL OR r.id <= ${upTo}::uuid) AND (${where})
+          ORDER BY r.id LIMIT ${limit}) p`,
+
+  /**
+   * The id of the `size`-th resource matching the condition after the id `after` (no row when fewer
+   * remain): the end of the next page, found on the id index without building the page. Placeholders as
+   * `exportPage`, then `after` and `size`.
+   */
+  exportBoundary: (where: string, after: string, size: string) => `
+    SELECT r.id::text AS id FROM resource r
+    WHERE r.project_key = $1 AND r.id > ${after}::uuid AND (${where})
+    ORDER BY r.id OFFSET ${size} - 1 LIMIT 1`,
 };

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deadline, sleep } from './timing.js';
+import { MALLOC_ENV } from '../../scripts/malloc-env.mjs';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const MAIN = join(ROOT, 'dist', 'src', 'main.js');
@@ -28,7 +29,11 @@ export async function freePort(): Promise<number> {
 // Also offered here, beside the server processes whose tests wait and race.
 export { deadline, sleep };
 
-/** One `node dist/src/main.js` child with its own port, its output kept for diagnostics. */
+/**
+ * One `node dist/src/main.js` child with its own port, its output kept for diagnostics, run with the
+ * allocator settings `npm start` and the container give the server (MALLOC_ENV; the environment may
+ * override them).
+ */
 export class ServerProcess {
   readonly child: ChildProcess;
   readonly base: string;
@@ -44,7 +49,7 @@ export class ServerProcess {
   ) {
     this.base = `http://127.0.0.1:${port}`;
     const childEnv: Record<string, string> = {};
-    for (const [name, value] of Object.entries({ ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' })) {
+    for (const [name, value] of Object.entries({ ...MALLOC_ENV, ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' })) {
       if (value !== undefined) childEnv[name] = value;
     }
     delete childEnv.NODE_OPTIONS; // Jest's --experimental-vm-modules is not the server's business

@@ -37,14 +37,28 @@ export class BulkRepository {
   }
 
   /**
-   * The next page of an export, on the reader: with read replicas each page may come from another one,
-   * which keyset paging on id tolerates (see ExportService).
+   * A page of an export, on the reader: the first `limit` matches after `after` (and up to `upTo` when not
+   * null). With read replicas each page may come from another one, which keyset paging on id tolerates
+   * (see ExportService).
    */
-  async exportPage(projectKey: string, filter: { where: string; values: unknown[] }, after: string, limit: number): Promise<ExportPage> {
+  async exportPage(projectKey: string, filter: ExportFilter, after: string, upTo: string | null, limit: number): Promise<ExportPage> {
     const n = filter.values.length + 2;
-    const row = await this.db.reader().one<ExportPage>(BULK_SQL.exportPage(filter.where, `$${n}`, `$${n + 1}::integer`), [projectKey, ...filter.values, after, limit]);
-    return row!;
+    const sql = BULK_SQL.exportPage(filter.where, `$${n}`, `$${n + 1}`, `$${n + 2}::integer`);
+    return (await this.db.reader().one<ExportPage>(sql, [projectKey, ...filter.values, after, upTo, limit]))!;
   }
+
+  /** The id of the `size`-th match after `after`, or null when fewer remain (on the reader). */
+  async exportBoundary(projectKey: string, filter: ExportFilter, after: string, size: number): Promise<string | null> {
+    const n = filter.values.length + 2;
+    const sql = BULK_SQL.exportBoundary(filter.where, `$${n}`, `$${n + 1}::integer`);
+    return (await this.db.reader().one<{ id: string }>(sql, [projectKey, ...filter.values, after, size]))?.id ?? null;
+  }
+}
+
+/** The `where` of an export as SQL, its values numbered from $2 ($1 is the project key). */
+export interface ExportFilter {
+  where: string;
+  values: unknown[];
 }
 
 export interface ExportPage {
