@@ -19,15 +19,14 @@
 // query code), to show which indexes serve them.
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { fetchToken, startService } from './service.mjs';
+import { fetchToken, isMainModule, startService, stopService } from './service.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const DATABASE_URL = process.env.DATABASE_URL;
 const SERVICE_DIST = process.env.SERVICE_DIST ?? 'dist';
 const COUNT = Number(process.env.QUERY_BENCH_COUNT ?? 100_000);
-const REQUESTS = Number(process.env.QUERY_BENCH_REQUESTS ?? 300);
+export const REQUESTS = Number(process.env.QUERY_BENCH_REQUESTS ?? 300);
 const WARMUP = 30;
 const PROJECT = 'bench-query';
 const OTHER_PROJECT = 'bench-query-other';
@@ -37,8 +36,10 @@ const CLIENT = { projectKey: PROJECT, id: CLIENT_ID, secret: CLIENT_SECRET, scop
 const TARGET_P95_MS = 25;
 const WORDS = 2000;
 const VERSIONS = 50;
+// Imported (bench/scale.mjs runs some of these scenarios), this file does not run.
+const isMain = isMainModule(import.meta.url);
 
-if (!DATABASE_URL) {
+if (isMain && !DATABASE_URL) {
   console.error('Set DATABASE_URL to a PostgreSQL database you created (createdb …).');
   process.exit(2);
 }
@@ -100,7 +101,7 @@ async function seedProject(client, project, seed) {
 
 
 /** Each scenario: the query parameters of request i, as [name, value] pairs. */
-function scenarios(deepIds) {
+export function scenarios(deepIds) {
   const rand = random(7);
   return {
     key: () => [['where', `key = "q${int(rand, COUNT)}"`]],
@@ -126,14 +127,14 @@ function scenarios(deepIds) {
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
-async function measure(url, auth, name, build) {
+export async function measure(url, auth, name, build, project = PROJECT) {
   const times = [];
   let totals = 0;
   let counts = 0;
   for (let i = 0; i < WARMUP + REQUESTS; i++) {
     const search = new URLSearchParams(build(i)).toString();
     const started = performance.now();
-    const res = await fetch(`${url}/${PROJECT}/resource/sorted-query-parameters?${search}`, { headers: { authorization: `Bearer ${auth}` } });
+    const res = await fetch(`${url}/${project}/resource/sorted-query-parameters?${search}`, { headers: { authorization: `Bearer ${auth}` } });
     const text = await res.text();
     const elapsed = performance.now() - started;
     if (res.status !== 200) throw new Error(`${name}: ${res.status} ${text.slice(0, 500)}`);
@@ -169,7 +170,8 @@ async function capturedSql(params) {
       return { count: 0, total: 0, results: '[]' };
     },
   };
-  const service = new ResourceQueryService(new ResourceQueryRepository(db));
+  // The HTTP config's response bound, at its default (HTTP_MAX_RESPONSE_BYTES): only the page's SQL is wanted.
+  const service = new ResourceQueryService(new ResourceQueryRepository(db), { maxResponseBytes: 64 * 1_048_576 });
   const dto = {};
   const variables = new Map();
   for (const [name, value] of params) {
@@ -182,46 +184,44 @@ async function capturedSql(params) {
   return captured;
 }
 
-const client = new pg.Client({ connectionString: DATABASE_URL });
-let service;
-try {
-  service = await startService({ dist: SERVICE_DIST, databaseUrl: DATABASE_URL, client: CLIENT });
-  log(`service ready at ${service.url} (${SERVICE_DIST})`);
-  await client.connect();
-  const seeded = (await seedProject(client, PROJECT, 42)) | (await seedProject(client, OTHER_PROJECT, 43));
-  if (seeded) await client.query('VACUUM ANALYZE resource');
-  const { rows: deep } = await client.query(
-    `SELECT id::text FROM resource WHERE project_key = $1 ORDER BY id OFFSET $2 LIMIT 200`,
-    [PROJECT, Math.floor(COUNT * 0.9)],
-  );
-  const auth = await fetchToken(service.url, CLIENT);
-  const all = scenarios(deep.map((row) => row.id));
-  const results = [];
-  for (const [name, build] of Object.entries(all)) results.push(await measure(service.url, auth, name, build));
-  console.log(`\nsorted-query-parameters over ${COUNT} resources (and ${COUNT} in another project), ${REQUESTS} sequential requests per scenario (after ${WARMUP} warm-up):`);
-  console.log('scenario     p50 ms   p95 ms   p99 ms   mean count   mean total');
-  for (const r of results) {
-    console.log(`${r.name.padEnd(10)} ${r.p50.toFixed(1).padStart(8)} ${r.p95.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)}   ${String(r.meanCount).padStart(10)}   ${r.name === 'deep-page' ? '(withTotal=false)' : r.meanTotal}`);
-  }
-  const worst = Math.max(...results.map((r) => r.p95));
-  console.log(`target: every p95 < ${TARGET_P95_MS} ms on PostgreSQL → ${worst < TARGET_P95_MS ? 'met' : 'NOT met'} (worst p95 ${worst.toFixed(1)} ms)`);
+if (isMain) {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  let service;
+  try {
+    service = await startService({ dist: SERVICE_DIST, databaseUrl: DATABASE_URL, client: CLIENT });
+    log(`service ready at ${service.url} (${SERVICE_DIST})`);
+    await client.connect();
+    const seeded = (await seedProject(client, PROJECT, 42)) | (await seedProject(client, OTHER_PROJECT, 43));
+    if (seeded) await client.query('VACUUM ANALYZE resource');
+    const { rows: deep } = await client.query(
+      `SELECT id::text FROM resource WHERE project_key = $1 ORDER BY id OFFSET $2 LIMIT 200`,
+      [PROJECT, Math.floor(COUNT * 0.9)],
+    );
+    const auth = await fetchToken(service.url, CLIENT);
+    const all = scenarios(deep.map((row) => row.id));
+    const results = [];
+    for (const [name, build] of Object.entries(all)) results.push(await measure(service.url, auth, name, build));
+    console.log(`\nsorted-query-parameters over ${COUNT} resources (and ${COUNT} in another project), ${REQUESTS} sequential requests per scenario (after ${WARMUP} warm-up):`);
+    console.log('scenario     p50 ms   p95 ms   p99 ms   mean count   mean total');
+    for (const r of results) {
+      console.log(`${r.name.padEnd(10)} ${r.p50.toFixed(1).padStart(8)} ${r.p95.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)}   ${String(r.meanCount).padStart(10)}   ${r.name === 'deep-page' ? '(withTotal=false)' : r.meanTotal}`);
+    }
+    const worst = Math.max(...results.map((r) => r.p95));
+    console.log(`target: every p95 < ${TARGET_P95_MS} ms on PostgreSQL → ${worst < TARGET_P95_MS ? 'met' : 'NOT met'} (worst p95 ${worst.toFixed(1)} ms)`);
 
-  console.log('\nEXPLAIN (ANALYZE) of the service\'s SQL for the first four scenarios:');
-  for (const name of ['key', 'version', 'any', 'nested']) {
-    const params = all[name]();
-    const { text, values } = await capturedSql(params);
-    const { rows } = await client.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${text}`, values);
-    const plan = rows.map((row) => row['QUERY PLAN']);
-    const indexes = [...new Set(plan.join('\n').match(/resource_\w+/g) ?? [])];
-    console.log(`\n--- ${name}: ${params.map(([k, v]) => `${k}=${v}`).join('&')}`);
-    console.log(`indexes used: ${indexes.length ? indexes.join(', ') : 'NONE'}`);
-    console.log(plan.map((line) => `  ${line}`).join('\n'));
-  }
-} finally {
-  await client.end().catch(() => {});
-  if (service) {
-    service.child.kill('SIGTERM');
-    await Promise.race([new Promise((r) => service.child.once('exit', r)), sleep(10_000)]);
-    if (service.child.exitCode === null) service.child.kill('SIGKILL');
+    console.log('\nEXPLAIN (ANALYZE) of the service\'s SQL for the first four scenarios:');
+    for (const name of ['key', 'version', 'any', 'nested']) {
+      const params = all[name]();
+      const { text, values } = await capturedSql(params);
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${text}`, values);
+      const plan = rows.map((row) => row['QUERY PLAN']);
+      const indexes = [...new Set(plan.join('\n').match(/resource_\w+/g) ?? [])];
+      console.log(`\n--- ${name}: ${params.map(([k, v]) => `${k}=${v}`).join('&')}`);
+      console.log(`indexes used: ${indexes.length ? indexes.join(', ') : 'NONE'}`);
+      console.log(plan.map((line) => `  ${line}`).join('\n'));
+    }
+  } finally {
+    await client.end().catch(() => {});
+    await stopService(service);
   }
 }

@@ -16,6 +16,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { CREATE_BODY, OTHER_PROJECT, OTP_JSON, PROJECT, SEED_COUNT, seed } from './payloads.mjs';
 import { MALLOC_ENV } from '../scripts/malloc-env.mjs';
+import { isMainModule } from './service.mjs';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH_DIR);
@@ -62,7 +63,7 @@ const SCENARIO_TITLES = {
   update: 'POST /{projectKey}/resource/{id} (changeSomeProperty, round-robin over 10,000 ids)',
 };
 
-function positiveNumber(name, fallback, zeroOk = false) {
+export function positiveNumber(name, fallback, zeroOk = false) {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -99,13 +100,17 @@ function cleanupSync() {
   for (const dir of cleanup.dirs) rmSync(dir, { recursive: true, force: true });
 }
 
-process.on('exit', cleanupSync);
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(signal, () => {
-    process.stderr.write(`\nbench: ${signal}, cleaning up\n`);
-    cleanupSync();
-    process.exit(130);
-  });
+// Imported (bench/scale.mjs reuses the load helpers), this file neither runs nor takes the signals.
+const isMain = isMainModule(import.meta.url);
+if (isMain) {
+  process.on('exit', cleanupSync);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      process.stderr.write(`\nbench: ${signal}, cleaning up\n`);
+      cleanupSync();
+      process.exit(130);
+    });
+  }
 }
 
 function tempDir(prefix) {
@@ -406,17 +411,20 @@ function rssMb(pid) {
   }
 }
 
-async function cannon(server, scenario, data, bearer, duration) {
+/** One autocannon run; `onLatency(ms)`, when given, hears every response's latency (autocannon's summary has no p95). */
+export async function cannon(server, scenario, data, bearer, duration, connections = CONNECTIONS, onLatency = undefined) {
   data.inFlight ??= new Set();
-  const result = await autocannon({
+  const run = autocannon({
     url: server.url,
-    connections: CONNECTIONS,
+    connections,
     pipelining: 1,
     duration,
     timeout: 10,
     headers: { authorization: `Bearer ${bearer}` },
     requests: [scenarioRequest(scenario, data)],
   });
+  if (onLatency) run.on('response', (_client, _status, _bytes, ms) => onLatency(ms));
+  const result = await run;
   if (scenario === 'update') await resyncVersions(server, data, bearer);
   return result;
 }
@@ -647,7 +655,7 @@ async function embeddedMode() {
 // ---------------------------------------------------------------------------------------------
 // Report
 // ---------------------------------------------------------------------------------------------
-function round(value, digits) {
+export function round(value, digits) {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }
@@ -771,14 +779,16 @@ async function main() {
   process.stdout.write(`\nresults written to ${file}\n`);
 }
 
-main().then(
-  () => {
-    cleanupSync();
-    process.exit(0);
-  },
-  (error) => {
-    process.stderr.write(`bench failed: ${error?.stack ?? error}\n`);
-    cleanupSync();
-    process.exit(1);
-  },
-);
+if (isMain) {
+  main().then(
+    () => {
+      cleanupSync();
+      process.exit(0);
+    },
+    (error) => {
+      process.stderr.write(`bench failed: ${error?.stack ?? error}\n`);
+      cleanupSync();
+      process.exit(1);
+    },
+  );
+}

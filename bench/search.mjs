@@ -21,14 +21,13 @@
 //                                    fuzzy queries with one typo.
 // Each vocabulary has its own project, so both can live in one database. The mean `total` per scenario and
 // the project's vocabulary size (`search_word` rows) are printed too.
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { fetchToken, startService } from './service.mjs';
+import { fetchToken, isMainModule, startService, stopService } from './service.mjs';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const SERVICE_DIST = process.env.SERVICE_DIST ?? 'dist';
 const COUNT = Number(process.env.SEARCH_BENCH_COUNT ?? 100_000);
-const REQUESTS = Number(process.env.SEARCH_BENCH_REQUESTS ?? 300);
+export const REQUESTS = Number(process.env.SEARCH_BENCH_REQUESTS ?? 300);
 const WARMUP = 30;
 const VOCABULARY = process.env.SEARCH_BENCH_VOCABULARY ?? 'large';
 const VOCABULARY_SIZE = Number(process.env.SEARCH_BENCH_WORDS ?? 60_000);
@@ -37,8 +36,12 @@ const CLIENT_ID = `${PROJECT}-client`;
 const CLIENT_SECRET = 'bench-search-secret-0123456789';
 const CLIENT = { projectKey: PROJECT, id: CLIENT_ID, secret: CLIENT_SECRET, scopes: `manage_test:${PROJECT} view_test:${PROJECT}` };
 const TARGET_P95_MS = 50;
+/** The seed of the corpus's generator: the same resources every run. */
+export const CORPUS_SEED = 42;
+// Imported (bench/scale.mjs grows this corpus and runs these scenarios), this file does not run.
+const isMain = isMainModule(import.meta.url);
 
-if (!DATABASE_URL) {
+if (isMain && !DATABASE_URL) {
   console.error('Set DATABASE_URL to a PostgreSQL database you created (createdb …).');
   process.exit(2);
 }
@@ -48,7 +51,7 @@ if (VOCABULARY !== 'english' && VOCABULARY !== 'large') {
 }
 
 /** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed) {
+export function random(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -146,25 +149,32 @@ async function seed(client) {
     return;
   }
   await client.query('DELETE FROM resource WHERE project_key = $1', [PROJECT]);
-  const rand = random(42);
   const started = performance.now();
-  const BATCH = 1000;
-  for (let from = 0; from < COUNT; from += BATCH) {
-    const batch = Array.from({ length: Math.min(BATCH, COUNT - from) }, (_, j) => resourceRow(from + j, rand));
-    await client.query(
-      `INSERT INTO resource (id, project_key, key, version, created_at, last_modified_at, created_by, last_modified_by, published,
-                             object_type_property, some_property, second_property_to_update)
-       SELECT gen_random_uuid(), $1, k, 1, now(), now(), '{"clientId":"seed"}', '{"clientId":"seed"}', p, o::jsonb, s, t
-       FROM unnest($2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[]) AS x(k, p, o, s, t)`,
-      [PROJECT, batch.map((r) => r.key), batch.map((r) => r.published), batch.map((r) => r.otp), batch.map((r) => r.some), batch.map((r) => r.second)],
-    );
-  }
+  await insertResources(client, PROJECT, 0, COUNT, random(CORPUS_SEED));
   // VACUUM as well: the measurement starts on a settled database (visibility map and hint bits set, GIN
   // pending lists merged), not racing the autovacuum the 900,000 new rows would start.
   await client.query('VACUUM ANALYZE resource');
   await client.query('VACUUM ANALYZE search_word');
   await client.query('VACUUM ANALYZE resource_search');
   log(`seeded ${COUNT} resources in ${Math.round(performance.now() - started)} ms`);
+}
+
+/**
+ * Inserts the corpus's resources `from` to `to` - 1 (keys s<from>…) in `project` by SQL, 1,000 a statement;
+ * `rand` is the corpus's generator, `random(CORPUS_SEED)` at 0, carried on from one call to the next.
+ */
+export async function insertResources(client, project, from, to, rand) {
+  const BATCH = 1000;
+  for (let at = from; at < to; at += BATCH) {
+    const batch = Array.from({ length: Math.min(BATCH, to - at) }, (_, j) => resourceRow(at + j, rand));
+    await client.query(
+      `INSERT INTO resource (id, project_key, key, version, created_at, last_modified_at, created_by, last_modified_by, published,
+                             object_type_property, some_property, second_property_to_update)
+       SELECT gen_random_uuid(), $1, k, 1, now(), now(), '{"clientId":"seed"}', '{"clientId":"seed"}', p, o::jsonb, s, t
+       FROM unnest($2::text[], $3::boolean[], $4::text[], $5::text[], $6::text[]) AS x(k, p, o, s, t)`,
+      [project, batch.map((r) => r.key), batch.map((r) => r.published), batch.map((r) => r.otp), batch.map((r) => r.some), batch.map((r) => r.second)],
+    );
+  }
 }
 
 function log(message) {
@@ -178,7 +188,7 @@ function log(message) {
  * 20–200 as for 200–2,000 or 2,000–20,000), so frequent words and rare ones both occur; words that are
  * English stop words (`english` ignores them) are skipped.
  */
-async function queryWords(client) {
+export async function queryWords(client) {
   if (VOCABULARY === 'english') return WORDS.slice(40, 240).filter((w) => w.length >= 5);
   const rand = random(99);
   const drawn = Array.from({ length: WARMUP + REQUESTS }, () => WORDS[Math.floor(20 * Math.pow(WORDS.length / 20, rand()))]);
@@ -220,7 +230,7 @@ function typoWords(words) {
 }
 
 const enc = encodeURIComponent;
-const scenarios = (words, typoWord) => ({
+export const scenarios = (words, typoWord) => ({
   text: (i) => `text.en=${enc(words[i % words.length])}`,
   fuzzy: (i) => `text.en=${enc(typoWord(i))}&fuzzy=true`,
   facets: (i) =>
@@ -232,15 +242,15 @@ const scenarios = (words, typoWord) => ({
     `&facet=${enc(`objectTypeProperty.arrayOfObjectType.integerExample:9223372036854775807 counting resources as max`)}`,
 });
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
-async function measure(url, auth, name, build) {
+export async function measure(url, auth, name, build, project = PROJECT) {
   const times = [];
   const slowest = [];
   let totals = 0;
   for (let i = 0; i < WARMUP + REQUESTS; i++) {
     const started = performance.now();
-    const res = await fetch(`${url}/${PROJECT}/resource/searchApiPattern?${build(i)}`, { headers: { authorization: `Bearer ${auth}` } });
+    const res = await fetch(`${url}/${project}/resource/searchApiPattern?${build(i)}`, { headers: { authorization: `Bearer ${auth}` } });
     const text = await res.text();
     const elapsed = performance.now() - started;
     if (res.status !== 200) throw new Error(`${name}: ${res.status} ${text.slice(0, 500)}`);
@@ -259,32 +269,30 @@ async function measure(url, auth, name, build) {
   return { name, p50: percentile(times, 50), p95: percentile(times, 95), p99: percentile(times, 99), meanTotal: Math.round(totals / REQUESTS) };
 }
 
-const client = new pg.Client({ connectionString: DATABASE_URL });
-let service;
-try {
-  service = await startService({ dist: SERVICE_DIST, databaseUrl: DATABASE_URL, client: CLIENT });
-  log(`service ready at ${service.url} (${SERVICE_DIST})`);
-  await client.connect();
-  await seed(client);
-  const vocabulary = (await client.query('SELECT count(*)::int AS n FROM search_word WHERE project_key = $1', [PROJECT])).rows[0].n;
-  const words = await queryWords(client);
-  const auth = await fetchToken(service.url, CLIENT);
-  const results = [];
-  const only = process.env.SEARCH_BENCH_SCENARIOS?.split(',');
-  for (const [name, build] of Object.entries(scenarios(words, typoWords(words)))) if (!only || only.includes(name)) results.push(await measure(service.url, auth, name, build));
-  console.log(`\nsearchApiPattern over ${COUNT} resources, ${REQUESTS} sequential requests per scenario (after ${WARMUP} warm-up):`);
-  console.log(`vocabulary: ${VOCABULARY}, ${vocabulary} distinct words in search_word of project ${PROJECT}`);
-  console.log('scenario   p50 ms   p95 ms   p99 ms   mean total matches');
-  for (const r of results) {
-    console.log(`${r.name.padEnd(8)} ${r.p50.toFixed(1).padStart(8)} ${r.p95.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)}   ${r.meanTotal}`);
-  }
-  const worst = Math.max(...results.map((r) => r.p95));
-  console.log(`target: p95 < ${TARGET_P95_MS} ms on PostgreSQL → ${worst < TARGET_P95_MS ? 'met' : 'NOT met'} (worst p95 ${worst.toFixed(1)} ms)`);
-} finally {
-  await client.end().catch(() => {});
-  if (service) {
-    service.child.kill('SIGTERM');
-    await Promise.race([new Promise((r) => service.child.once('exit', r)), sleep(10_000)]);
-    if (service.child.exitCode === null) service.child.kill('SIGKILL');
+if (isMain) {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  let service;
+  try {
+    service = await startService({ dist: SERVICE_DIST, databaseUrl: DATABASE_URL, client: CLIENT });
+    log(`service ready at ${service.url} (${SERVICE_DIST})`);
+    await client.connect();
+    await seed(client);
+    const vocabulary = (await client.query('SELECT count(*)::int AS n FROM search_word WHERE project_key = $1', [PROJECT])).rows[0].n;
+    const words = await queryWords(client);
+    const auth = await fetchToken(service.url, CLIENT);
+    const results = [];
+    const only = process.env.SEARCH_BENCH_SCENARIOS?.split(',');
+    for (const [name, build] of Object.entries(scenarios(words, typoWords(words)))) if (!only || only.includes(name)) results.push(await measure(service.url, auth, name, build));
+    console.log(`\nsearchApiPattern over ${COUNT} resources, ${REQUESTS} sequential requests per scenario (after ${WARMUP} warm-up):`);
+    console.log(`vocabulary: ${VOCABULARY}, ${vocabulary} distinct words in search_word of project ${PROJECT}`);
+    console.log('scenario   p50 ms   p95 ms   p99 ms   mean total matches');
+    for (const r of results) {
+      console.log(`${r.name.padEnd(8)} ${r.p50.toFixed(1).padStart(8)} ${r.p95.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)}   ${r.meanTotal}`);
+    }
+    const worst = Math.max(...results.map((r) => r.p95));
+    console.log(`target: p95 < ${TARGET_P95_MS} ms on PostgreSQL → ${worst < TARGET_P95_MS ? 'met' : 'NOT met'} (worst p95 ${worst.toFixed(1)} ms)`);
+  } finally {
+    await client.end().catch(() => {});
+    await stopService(service);
   }
 }

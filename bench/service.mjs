@@ -1,6 +1,7 @@
 // Shared by the endpoint benchmarks: start the built service on a free port with a bootstrap client,
 // wait until it is ready, and get a token for that client.
 import { spawn } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { MALLOC_ENV } from '../scripts/malloc-env.mjs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -8,6 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+
+/** Whether the module at `moduleUrl` (its import.meta.url) is the script node was started with, not an import. */
+export function isMainModule(moduleUrl) {
+  return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(moduleUrl);
+}
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -62,6 +68,14 @@ export async function startService({ dist, databaseUrl, client, env = {} }) {
   }
   child.kill('SIGKILL');
   throw new Error(`service not ready:\n${output}`);
+}
+
+/** SIGTERM to a service of startService (none: nothing), SIGKILL if it has not exited within 10 s. */
+export async function stopService(service) {
+  if (!service || service.child.exitCode !== null || service.child.signalCode !== null) return;
+  service.child.kill('SIGTERM');
+  await Promise.race([new Promise((r) => service.child.once('exit', r)), sleep(10_000, undefined, { ref: false })]);
+  if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGKILL');
 }
 
 /** A token of the client credentials grant. */
