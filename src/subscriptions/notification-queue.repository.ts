@@ -14,8 +14,9 @@ const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${TIMESTA
  * (subscription, resource), every message above the stream's `last_sequence` (through
  * `message_resource_sequence_key`) is queued. That second step is what makes late commits safe: a
  * resource's messages commit in sequence order (its row lock), so if any message of it is visible, all
- * earlier ones are, whatever their `created_at`. `$1` only has to reach back far enough to *notice* a
- * resource written by a slow transaction; the sweep's lookback does that (see the dispatcher).
+ * earlier ones are, whatever their `created_at`. The scan only has to reach back far enough to *notice* a
+ * resource written by a slow transaction: the messages since `$1` (the frequent scan) and those of the
+ * sweep's slice `[$2, $3)` when `$2` is not null (see the dispatcher).
  *
  * Message notifications: the message as GET /messages/{id} shows it, with `notificationType` and
  * `projectKey` first; ordinal 2 × sequence number. Change notifications: one per write (the messages
@@ -24,10 +25,13 @@ const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${TIMESTA
  */
 const FAN_OUT = `
 WITH found AS (
-  SELECT m.project_key, m.resource_id, max(m.created_at) AS seen
-  FROM message m
-  WHERE m.created_at >= $1 AND m.project_key IN (SELECT s.project_key FROM subscription s)
-  GROUP BY m.project_key, m.resource_id
+  SELECT w.project_key, w.resource_id, max(w.created_at) AS seen
+  FROM (SELECT m.project_key, m.resource_id, m.created_at FROM message m
+        WHERE m.created_at >= $1 AND m.project_key IN (SELECT s.project_key FROM subscription s)
+        UNION ALL
+        SELECT m.project_key, m.resource_id, m.created_at FROM message m
+        WHERE m.created_at >= $2 AND m.created_at < $3 AND m.project_key IN (SELECT s.project_key FROM subscription s)) w
+  GROUP BY w.project_key, w.resource_id
 ), fresh AS MATERIALIZED (
   SELECT s.id AS sub_id, s.messages AS sub_messages, s.changes AS sub_changes, m.*
   FROM found f
@@ -111,6 +115,12 @@ export interface ClaimedNotification extends QueuedNotification {
   format: NotificationFormat;
 }
 
+export interface DispatchPosition {
+  scannedTo: Date;
+  sweepFrom: Date | null;
+  sweepBegins: boolean;
+}
+
 export interface StatusUpdate {
   deliveredAt?: Date;
   error?: { at: Date; message: string };
@@ -124,32 +134,41 @@ export class NotificationQueueRepository {
     return this.db.pool.connect();
   }
 
-  /** The dispatch position, locked for this transaction; undefined when another process holds it. */
-  async lockPosition(client: PoolClient, sweepIntervalMs: number): Promise<{ scannedTo: Date; sweepDue: boolean } | undefined> {
-    const { rows } = await client.query<{ scannedTo: Date; sweepDue: boolean }>(
-      `SELECT scanned_to AS "scannedTo", swept_at <= now() - make_interval(secs => $1) AS "sweepDue"
+  /**
+   * The dispatch position, locked for this transaction; undefined when another process holds it.
+   * `sweepFrom`: where this round's slice of the sweep starts: the cursor of the pass under way, or, when
+   * none is and the last began `sweepIntervalMs` ago or more, `lookbackMs` before now (a pass begins:
+   * `sweepBegins`); null: no slice this round.
+   */
+  async lockPosition(client: PoolClient, sweepIntervalMs: number, lookbackMs: number): Promise<DispatchPosition | undefined> {
+    const { rows } = await client.query<DispatchPosition>(
+      `SELECT scanned_to AS "scannedTo",
+              coalesce(sweep_cursor, CASE WHEN swept_at <= now() - make_interval(secs => $1) THEN now() - make_interval(secs => $2) END) AS "sweepFrom",
+              sweep_cursor IS NULL AND swept_at <= now() - make_interval(secs => $1) AS "sweepBegins"
        FROM subscription_dispatch WHERE id = 1 FOR UPDATE SKIP LOCKED`,
-      [sweepIntervalMs / 1000],
+      [sweepIntervalMs / 1000, lookbackMs / 1000],
     );
     return rows[0];
   }
 
-  async fanOut(client: PoolClient, from: Date): Promise<{ seen: Date | null; queued: number }> {
-    return (await client.query<{ seen: Date | null; queued: number }>(FAN_OUT, [from])).rows[0];
+  /** Queues the messages since `from` and those of the sweep's slice `[slice.from, slice.to)` when given. */
+  async fanOut(client: PoolClient, from: Date, slice: { from: Date; to: Date } | undefined): Promise<{ seen: Date | null; queued: number }> {
+    return (await client.query<{ seen: Date | null; queued: number }>(FAN_OUT, [from, slice?.from ?? null, slice?.to ?? null])).rows[0];
   }
 
   /**
    * Moves the position to the newest message seen, and at least to `lookbackMs` ago: a message older than
    * that is committed by assumption (see the dispatcher), so a quiet change log does not leave the
-   * position behind for the next scan to catch up with.
+   * position behind for the next scan to catch up with. `sweepCursor`: where the next slice starts (null:
+   * the pass is over); `sweepBegan`: this round began a pass.
    */
-  async savePosition(client: PoolClient, seen: Date | null, swept: boolean, lookbackMs: number): Promise<void> {
+  async savePosition(client: PoolClient, seen: Date | null, sweepCursor: Date | null, sweepBegan: boolean, lookbackMs: number): Promise<void> {
     await client.query(
       `UPDATE subscription_dispatch
-       SET scanned_to = greatest(scanned_to, coalesce($1, scanned_to), now() - make_interval(secs => $3)),
-           swept_at = CASE WHEN $2 THEN now() ELSE swept_at END
+       SET scanned_to = greatest(scanned_to, coalesce($1, scanned_to), now() - make_interval(secs => $4)),
+           sweep_cursor = $2, swept_at = CASE WHEN $3 THEN now() ELSE swept_at END
        WHERE id = 1`,
-      [seen, swept, lookbackMs / 1000],
+      [seen, sweepCursor, sweepBegan, lookbackMs / 1000],
     );
   }
 

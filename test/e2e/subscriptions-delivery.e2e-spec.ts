@@ -246,7 +246,7 @@ describe('subscription delivery to webhooks', () => {
     expect(h.lastError.message).toMatch(new RegExp(`HTTP ${code}`));
   });
 
-  it('delivers a message committed late (its createdAt long before the dispatcher\'s position)', async () => {
+  it('delivers messages committed late (their createdAt 20 s and 55 s before the dispatcher\'s position)', async () => {
     await subscribe('/late', { messages: [{ resourceTypeId: 'resource' }] });
     const created = await createResource();
     await received('/late', 1);
@@ -259,6 +259,15 @@ describe('subscription delivery to webhooks', () => {
     );
     const got = await received('/late', 2);
     expect(got[1].json).toMatchObject({ id, type: 'SomeThingDone', sequenceNumber: 2 });
+    // Near the end of the lookback (60 s): the oldest slice of a sweep's pass finds it.
+    const older = randomUUID();
+    await db.query(
+      `INSERT INTO message (id, project_key, resource_id, resource_version, sequence_number, resource_key, type, created_at, created_by, payload)
+       VALUES ($1, $2, $3, 3, 3, NULL, 'SomeThingDone', now() - interval '55 seconds', '{"clientId":"late"}', '')`,
+      [older, pk, created.id],
+    );
+    const all = await received('/late', 3);
+    expect(all[2].json).toMatchObject({ id: older, type: 'SomeThingDone', sequenceNumber: 3 });
   });
 
   it('/metrics counts deliveries and failures by transport, the pending notifications and the delivery latency', async () => {

@@ -12,6 +12,7 @@ import { ChangeLog1763700000010 } from './1763700000010-change-log.js';
 import { ImageReclaim1763700000011 } from './1763700000011-image-reclaim.js';
 import { Subscriptions1763700000012 } from './1763700000012-subscriptions.js';
 import { SubscriptionProgressPruning1763700000013 } from './1763700000013-subscription-progress-pruning.js';
+import { SubscriptionSweepCursor1763700000014 } from './1763700000014-subscription-sweep-cursor.js';
 
 /** Every migration, in order. Listed explicitly so the app, the CLI and tests load the same set. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   ImageReclaim1763700000011,
   Subscriptions1763700000012,
   SubscriptionProgressPruning1763700000013,
+  SubscriptionSweepCursor1763700000014,
 ];
