@@ -16,7 +16,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { CREATE_BODY, OTHER_PROJECT, OTP_JSON, PROJECT, SEED_COUNT, seed } from './payloads.mjs';
 import { MALLOC_ENV } from '../scripts/malloc-env.mjs';
-import { isMainModule } from './service.mjs';
+import { isMainModule, outputFile } from './service.mjs';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH_DIR);
@@ -83,7 +83,7 @@ function listEnv(name, allowed) {
 // ---------------------------------------------------------------------------------------------
 // Cleanup: every child and temp dir is registered here, and removed on any exit path.
 // ---------------------------------------------------------------------------------------------
-const cleanup = { children: new Set(), postgres: undefined, dirs: [] };
+const cleanup = { children: new Set(), postgres: undefined, dirs: [], outputs: [] };
 let cleanedUp = false;
 
 function cleanupSync() {
@@ -98,6 +98,7 @@ function cleanupSync() {
   }
   if (cleanup.postgres) stopPostgresSync(cleanup.postgres, 'immediate');
   for (const dir of cleanup.dirs) rmSync(dir, { recursive: true, force: true });
+  for (const output of cleanup.outputs.splice(0)) output.remove();
 }
 
 // Imported (bench/scale.mjs reuses the load helpers), this file neither runs nor takes the signals.
@@ -138,21 +139,18 @@ function freePort() {
   });
 }
 
-/** Spawns a node process, keeps the tail of its output for diagnostics. */
+/** Spawns a node process with its output in a file (see outputFile), whose tail `child.output()` reads for diagnostics. */
 function spawnNode(name, args, env) {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = outputFile(`bench-${name}`);
+  cleanup.outputs.push(output);
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', output.fd, output.fd] });
   cleanup.children.add(child);
-  child.output = '';
-  const keep = (chunk) => {
-    child.output = (child.output + chunk.toString()).slice(-8000);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
+  child.output = () => output.tail();
   child.name = name;
   child.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   child.exited.then(({ code, signal }) => {
     cleanup.children.delete(child);
-    if (!child.stopping) log(`${name} (pid ${child.pid}) exited unexpectedly: code ${code}, signal ${signal}\n${child.output}`);
+    if (!child.stopping) log(`${name} (pid ${child.pid}) exited unexpectedly: code ${code}, signal ${signal}\n${child.output()}`);
   });
   return child;
 }
@@ -173,7 +171,7 @@ async function stopChild(child, timeoutMs = 10_000) {
 async function waitReady(url, child, since, timeoutMs = 90_000) {
   const deadline = since + timeoutMs;
   while (performance.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${child.name} exited before ready:\n${child.output}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${child.name} exited before ready:\n${child.output()}`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
       await res.arrayBuffer();
@@ -181,7 +179,7 @@ async function waitReady(url, child, since, timeoutMs = 90_000) {
     } catch {}
     await sleep(20);
   }
-  throw new Error(`${child.name} not ready within ${timeoutMs} ms:\n${child.output}`);
+  throw new Error(`${child.name} not ready within ${timeoutMs} ms:\n${child.output()}`);
 }
 
 function serviceEnv(port, database) {
