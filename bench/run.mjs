@@ -39,6 +39,15 @@ const PLAIN_DATABASE = 'bench_plain';
 // for /metrics (METRICS_TOKEN set).
 const SERVICE_LOG_LEVEL = listEnv('BENCH_LOG_LEVEL', ['log', 'warn'])[0];
 const SERVICE_METRICS = process.env.BENCH_METRICS === '1';
+// BENCH_SERVICE_ENV: more of the service's settings, as `NAME=value` separated by spaces (to measure what one
+// costs, e.g. `DATABASE_PROJECT_CONCURRENCY=10`); printed with the results.
+const SERVICE_EXTRA_ENV = Object.fromEntries(
+  (process.env.BENCH_SERVICE_ENV ?? '').split(' ').filter(Boolean).map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`BENCH_SERVICE_ENV: expected NAME=value, got ${pair}`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }),
+);
 const SEED_CONCURRENCY = 20;
 const POOL_SIZE = 10;
 
@@ -193,6 +202,7 @@ function serviceEnv(port, database) {
     RATE_LIMIT_PER_MINUTE: '0',
     LOG_LEVEL: SERVICE_LOG_LEVEL,
     ...(SERVICE_METRICS ? { METRICS_TOKEN: 'bench-metrics-token-0123456789' } : {}),
+    ...SERVICE_EXTRA_ENV,
     BOOTSTRAP_PROJECT_KEY: PROJECT,
     BOOTSTRAP_CLIENT_ID: CLIENT_ID,
     BOOTSTRAP_CLIENT_SECRET: CLIENT_SECRET,
@@ -719,7 +729,7 @@ function report(results) {
   for (const d of deviations) out.push(`note: ${d.server} ${d.scenario} answered ${d.status} (expected ${d.expected}): ${d.request}`);
   out.push(`load average at start ${loadAtStart.map((l) => l.toFixed(1)).join(' ')}, at end ${loadavg().map((l) => l.toFixed(1)).join(' ')} (${cpus().length} CPUs: other work on the machine skews absolute figures; compare ratios within one run)`);
   out.push(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model}), ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run`);
-  out.push(`service LOG_LEVEL=${SERVICE_LOG_LEVEL}, metrics ${SERVICE_METRICS ? 'on (METRICS_TOKEN set)' : 'off'}`);
+  out.push(`service LOG_LEVEL=${SERVICE_LOG_LEVEL}, metrics ${SERVICE_METRICS ? 'on (METRICS_TOKEN set)' : 'off'}${process.env.BENCH_SERVICE_ENV ? `, ${process.env.BENCH_SERVICE_ENV}` : ''}`);
   return out.join('\n');
 }
 
