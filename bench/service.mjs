@@ -30,7 +30,7 @@ export function freePort() {
 /**
  * A file in place of a pipe for a child's stdout and stderr. The service's request lines (one per request at
  * its default LOG_LEVEL) must not be read by the bench process while it measures: autocannon shares that
- * process's event loop, and reading 3,000 lines/s there cost the client a quarter of its GET rate. A server's
+ * process's event loop, and reading 3,000 lines/s there cut the GET rate it measured by 15–25 %. A server's
  * lines go to a file or a log collector in production, not to its clients. `tail()` is the file's last
  * 8,000 bytes (for diagnostics); `remove()` deletes it.
  */
