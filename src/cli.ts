@@ -61,21 +61,28 @@ async function main(argv: string[]): Promise<number> {
 // stdout carries only the JSON answer.
 Logger.overrideLogger(['error', 'fatal']);
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    if (error instanceof CliError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(error.exitCode);
-    } else if (error instanceof DataDirectoryLockedError) {
-      process.stderr.write(`${error.message}\nA running server holds this data directory: create the client through its API (POST /{projectKey}/api-clients), or stop it first.\n`);
-    } else if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-    } else if (error instanceof DomainError) {
-      process.stderr.write(`Invalid input: ${error.errors.map((e) => e.message).join(' ')}\n`);
-    } else {
-      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    }
-    process.exit(1);
-  },
-);
+/**
+ * Ends the process once stdout and stderr have handed everything to the kernel: `process.exit` drops what a
+ * pipe has not taken yet (the tail of an export whose reader is slower than the server).
+ */
+function exit(code: number): void {
+  process.exitCode = code;
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
+main(process.argv.slice(2)).then(exit, (error: unknown) => {
+  if (error instanceof CliError) {
+    process.stderr.write(`${error.message}\n`);
+    return exit(error.exitCode);
+  }
+  if (error instanceof DataDirectoryLockedError) {
+    process.stderr.write(`${error.message}\nA running server holds this data directory: create the client through its API (POST /{projectKey}/api-clients), or stop it first.\n`);
+  } else if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else if (error instanceof DomainError) {
+    process.stderr.write(`Invalid input: ${error.errors.map((e) => e.message).join(' ')}\n`);
+  } else {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  exit(1);
+});

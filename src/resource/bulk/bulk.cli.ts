@@ -77,7 +77,7 @@ interface Connection {
 export async function exportCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, where: { type: 'string', multiple: true }, var: { type: 'string', multiple: true } } });
   if (values.help) return usage(EXPORT_USAGE, 0);
-  const connection = await connect(values, env, EXPORT_USAGE);
+  const connection = await connect(options(values, env, EXPORT_USAGE));
   const query = new URLSearchParams();
   for (const where of values.where ?? []) query.append('where', where);
   for (const binding of values.var ?? []) {
@@ -115,13 +115,14 @@ export async function importCommand(argv: string[], env: NodeJS.ProcessEnv): Pro
   if (values.help) return usage(IMPORT_USAGE, 0);
   if (positionals.length !== 1) throw new CliError(`Name one file to import.\n\n${IMPORT_USAGE}`, 2);
   const file = positionals[0];
+  const given = options(values, env, IMPORT_USAGE);
   let size: number;
   try {
     size = statSync(file).size;
   } catch (error) {
     throw new CliError(`Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const connection = await connect(values, env, IMPORT_USAGE);
+  const connection = await connect(given);
   const path = `${connection.base.pathname.replace(/\/$/, '')}/${connection.project}/resource/import`;
   // The bar's whole: the file's lines (a first quick pass), so it shows the share answered, not merely sent.
   const progress = new Progress('import', 'lines', intervalOf(values['progress-interval']), await countLines(file, size));
@@ -235,22 +236,32 @@ function intervalOf(option: string | undefined): number {
   return seconds * 1000;
 }
 
-async function connect(
+interface Options {
+  base: URL;
+  project: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** The server, the project and the client's credentials, all required (exit code 2 when one is missing). */
+function options(
   values: { url?: string; project?: string; 'client-id'?: string; 'client-secret'?: string },
   env: NodeJS.ProcessEnv,
   usageText: string,
-): Promise<Connection> {
+): Options {
   const clientId = values['client-id'] ?? env.RESOURCE_API_CLIENT_ID;
   const clientSecret = values['client-secret'] ?? env.RESOURCE_API_CLIENT_SECRET;
   if (!values.url || !values.project || !clientId || !clientSecret) {
     throw new CliError(`--url, --project and the client's id and secret are required.\n\n${usageText}`, 2);
   }
-  let base: URL;
   try {
-    base = new URL(values.url);
+    return { base: new URL(values.url), project: values.project, clientId, clientSecret };
   } catch {
     throw new CliError(`--url ${values.url}: not a URL`, 2);
   }
+}
+
+async function connect({ base, project, clientId, clientSecret }: Options): Promise<Connection> {
   const path = `${base.pathname.replace(/\/$/, '')}/oauth/token`;
   const body = 'grant_type=client_credentials';
   const response = await send(
@@ -269,7 +280,7 @@ async function connect(
   const text = await readAll(response);
   if (response.statusCode !== 200) throw new CliError(`No token for this client: ${response.statusCode} ${text}`);
   const token = (JSON.parse(text) as { access_token: string }).access_token;
-  return { base, project: values.project, authorization: `Bearer ${token}` };
+  return { base, project, authorization: `Bearer ${token}` };
 }
 
 function open(base: URL, options: RequestOptions) {
