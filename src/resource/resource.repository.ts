@@ -340,6 +340,13 @@ export interface ImportedRow {
 }
 
 /**
+ * Resources per row of an export page: about 40 KB of text for 800-byte resources. A page read as one
+ * string (200 KB and more) is a large object in V8 (over 128 KB), allocated in the old generation: garbage
+ * that only a full collection frees. Strings of tens of KB are allocated young, and most die there.
+ */
+export const EXPORT_CHUNK_ROWS = 50;
+
+/**
  * The statements of bulk export and import (CONTRACT.md §13). Not prepared: the export's text depends on
  * its `where`, and the import's arrays vary in length.
  */
@@ -391,8 +398,9 @@ export const BULK_SQL = {
 
   /**
    * One page of an export: the first `limit` resources that match the condition with an id after `after`
-   * and, when `upTo` is not null, at most `upTo`, as their lines (GET by id's JSON, newline-joined) and the
-   * last id. Placeholders: $1 the project key, the condition's from $2, then `after`, `upTo` and `limit`.
+   * and, when `upTo` is not null, at most `upTo`, as their lines (GET by id's JSON, each ending in a newline)
+   * in rows of EXPORT_CHUNK_ROWS resources, in id order, each with its count and last id (no row when none
+   * match). Placeholders: $1 the project key, the condition's from $2, then `after`, `upTo` and `limit`.
    *
    * A resource's line is the representation its last write recorded in `resource_version` (CONTRACT.md §11:
    * GET by id's JSON right after the write), read as text instead of built again: building a resource's JSON
@@ -402,13 +410,15 @@ export const BULK_SQL = {
    * (written before the change log, seeded by SQL, or whose version the retention deleted) has its JSON built.
    */
   exportPage: (where: string, after: string, upTo: string, limit: string) => `
-    SELECT count(*)::integer AS count, (array_agg(p.id ORDER BY p.id DESC))[1]::text AS last,
-           string_agg(p.json, E'\\n' ORDER BY p.id) AS lines
-    FROM (SELECT r.id, COALESCE((SELECT v.representation FROM resource_version v WHERE v.resource_id = r.id AND v.version = r.version),
-                                ${RESOURCE_JSON}) AS json
-          FROM resource r
-          WHERE r.project_key = $1 AND r.id > ${after}::uuid AND (${upTo}::uuid IS NULL OR r.id <= ${upTo}::uuid) AND (${where})
-          ORDER BY r.id LIMIT ${limit}) p`,
+    SELECT count(*)::integer AS count, (array_agg(q.id ORDER BY q.id DESC))[1]::text AS last,
+           string_agg(q.json || E'\\n', '' ORDER BY q.id) AS lines
+    FROM (SELECT p.id, p.json, (row_number() OVER (ORDER BY p.id) - 1) / ${EXPORT_CHUNK_ROWS} AS chunk
+          FROM (SELECT r.id, COALESCE((SELECT v.representation FROM resource_version v WHERE v.resource_id = r.id AND v.version = r.version),
+                                      ${RESOURCE_JSON}) AS json
+                FROM resource r
+                WHERE r.project_key = $1 AND r.id > ${after}::uuid AND (${upTo}::uuid IS NULL OR r.id <= ${upTo}::uuid) AND (${where})
+                ORDER BY r.id LIMIT ${limit}) p) q
+    GROUP BY q.chunk ORDER BY q.chunk`,
 
   /**
    * The id of the `size`-th resource matching the condition after the id `after` (no row when fewer

@@ -44,7 +44,12 @@ export class BulkRepository {
   async exportPage(projectKey: string, filter: ExportFilter, after: string, upTo: string | null, limit: number): Promise<ExportPage> {
     const n = filter.values.length + 2;
     const sql = BULK_SQL.exportPage(filter.where, `$${n}`, `$${n + 1}`, `$${n + 2}::integer`);
-    return (await this.db.reader().one<ExportPage>(sql, [projectKey, ...filter.values, after, upTo, limit]))!;
+    const rows = await this.db.reader().query<{ count: number; last: string; lines: string }>(sql, [projectKey, ...filter.values, after, upTo, limit]);
+    return {
+      count: rows.reduce((sum, row) => sum + row.count, 0),
+      last: rows.length === 0 ? null : rows[rows.length - 1].last,
+      chunks: rows.map((row) => row.lines),
+    };
   }
 
   /** The id of the `size`-th match after `after`, or null when fewer remain (on the reader). */
@@ -65,6 +70,6 @@ export interface ExportPage {
   count: number;
   /** The last resource's id (null when the page is empty). */
   last: string | null;
-  /** The resources' lines, joined by `\n` (null when the page is empty). */
-  lines: string | null;
+  /** The resources' lines, each ending in `\n`, a few dozen resources to a chunk (none when the page is empty). */
+  chunks: string[];
 }

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { BulkRepository, ExportFilter, ExportPage } from './bulk.repository.js';
 import type { ExportQueryDto } from './bulk.dto.js';
+import { EXPORT_CHUNK_ROWS } from '../resource.repository.js';
 import { EXPORT_PAGE_SIZE, ExportService } from './export.service.js';
 
 /** Ids that sort as PostgreSQL sorts uuids. */
@@ -47,8 +48,8 @@ class IdTable {
           const to = upTo === null ? Infinity : IdTable.num(upTo);
           const rows = this.ids.filter((n) => n > from && n <= to).slice(0, limit);
           return rows.length === 0
-            ? { count: 0, last: null, lines: null }
-            : { count: rows.length, last: idOf(rows[rows.length - 1]), lines: rows.map((n) => `{"id":"${idOf(n)}"}`).join('\n') };
+            ? { count: 0, last: null, chunks: [] }
+            : { count: rows.length, last: idOf(rows[rows.length - 1]), chunks: chunksOf(rows) };
         }),
       exportBoundary: (_pk: string, _filter: ExportFilter, after: string, size: number): Promise<string | null> =>
         this.slow(() => {
@@ -64,6 +65,16 @@ class IdTable {
   insert(numbers: number[]): void {
     this.ids = [...new Set([...this.ids, ...numbers])].sort((a, b) => a - b);
   }
+}
+
+/** A resource's line, about as long as the bench's resources (a page is more than a stream's buffer holds). */
+const lineOf = (n: number) => `{"id":"${idOf(n)}","text":"${'x'.repeat(800)}"}\n`;
+
+/** A page's lines in chunks of EXPORT_CHUNK_ROWS, as the SQL answers them. */
+function chunksOf(rows: number[]): string[] {
+  const chunks: string[] = [];
+  for (let i = 0; i < rows.length; i += EXPORT_CHUNK_ROWS) chunks.push(rows.slice(i, i + EXPORT_CHUNK_ROWS).map(lineOf).join(''));
+  return chunks;
 }
 
 async function exportOf(table: IdTable): Promise<Readable> {
