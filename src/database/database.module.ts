@@ -1,6 +1,4 @@
 import { Global, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
-import { ProjectContextInterceptor } from './project-context.js';
 import { databaseConfig, type DatabaseConfig } from './database.config.js';
 import { Database } from './database.js';
 import { OpenedDatabase, openDataSource } from './open-data-source.js';
@@ -39,7 +37,6 @@ export class OpenedDatabaseInfo {
           opened.embedded ? config.embeddedMaxQueryCost || undefined : undefined,
         ),
     },
-    { provide: APP_INTERCEPTOR, useClass: ProjectContextInterceptor },
   ],
   exports: [Database, OpenedDatabaseInfo],
 })
