@@ -11,7 +11,7 @@ import { ExportQueryDto } from './bulk.dto.js';
  * Resources per page of an export: about 200 KB of JSON for 800-byte resources. A page stays in memory from
  * its read until the client takes it, and the longer data lives, the more of it V8 moves to its old
  * generation, which only a full collection frees. During an export of 50,000 such resources to a slow
- * reader on PostgreSQL, the server's memory grew by 13–42 MB with pages of 1,000 and 13–25 MB with pages
+ * reader on PostgreSQL, the server's memory grew by 13–42 MB with pages of 1,000 and 13–30 MB with pages
  * of 250; a fast client exported as fast with either (about 32,000 resources/s end to end).
  */
 export const EXPORT_PAGE_SIZE = 250;
@@ -19,8 +19,8 @@ export const EXPORT_PAGE_SIZE = 250;
 /**
  * Pages read at once, besides the one being sent, while the client waits for pages. Building a page's JSON
  * is PostgreSQL's work; two pages on two connections use two cores of it (with pages of 1,000, an export
- * ran at 28,000 resources/s with one page read ahead, 45,000–55,000/s with two). A client that reads more slowly than
- * one page ahead keeps up with gets one page ahead: more would only be held in memory.
+ * ran at 28,000 resources/s with one page read ahead, 45,000–55,000/s with two). A client that reads more
+ * slowly than one page ahead keeps up with gets one page ahead: more would only be held in memory.
  */
 const PAGES_AHEAD = 2;
 
