@@ -62,7 +62,8 @@ const TARGETS = {
   // Against the plain baseline: the same SQL on a database without the search trigger (issue: writes).
   createPlain: { min: 0.5 },
   updatePlain: { min: 0.5 },
-  rssMb: { max: 300 },
+  // The service's peak RSS under load; embedded, PGlite runs in the server process (issue: writes, goals 2 and 5).
+  rssMb: { postgres: 250, embedded: 350 },
   embeddedReadyMs: { max: 2000 },
 };
 
@@ -712,10 +713,9 @@ function report(results) {
   }
   for (const [mode, scen] of [['postgres', pgScen], ['embedded', embScen]]) {
     const rss = Math.max(0, ...Object.values(scen).map((e) => e.service.maxRssMb));
-    // The RSS target is for PostgreSQL mode; embedded PGlite lives in the server process, so its RSS is information.
     if (!Object.keys(scen).length) continue;
-    if (mode === 'postgres') targets.push([`service RSS (${mode})`, `${rss} MB`, `< ${TARGETS.rssMb.max} MB`, rss < TARGETS.rssMb.max ? 'PASS' : 'FAIL']);
-    else targets.push([`service RSS (${mode}, incl. PGlite)`, `${rss} MB`, 'no target', '-']);
+    const label = mode === 'postgres' ? `service RSS (${mode})` : `service RSS (${mode}, incl. PGlite)`;
+    targets.push([label, `${rss} MB`, `< ${TARGETS.rssMb[mode]} MB`, rss < TARGETS.rssMb[mode] ? 'PASS' : 'FAIL']);
   }
   if (results.embedded?.readyMsExistingDir !== undefined) {
     targets.push(['embedded ready, existing dir', `${results.embedded.readyMsExistingDir} ms`, `< ${TARGETS.embeddedReadyMs.max} ms`, results.embedded.readyPass ? 'PASS' : 'FAIL']);
@@ -744,7 +744,7 @@ function targetsSummary(results) {
     const scen = results[mode]?.scenarios;
     if (scen && Object.keys(scen).length) {
       const rss = Math.max(...Object.values(scen).map((e) => e.service.maxRssMb));
-      t[`rssMb_${mode}`] = { value: rss, max: TARGETS.rssMb.max, pass: rss < TARGETS.rssMb.max };
+      t[`rssMb_${mode}`] = { value: rss, max: TARGETS.rssMb[mode], pass: rss < TARGETS.rssMb[mode] };
     }
   }
   if (results.embedded?.readyMsExistingDir !== undefined) {
