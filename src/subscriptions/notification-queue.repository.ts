@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
-import { Database } from '../database/database.js';
+import { DispatchDatabase } from '../database/database.module.js';
 import { MESSAGE_JSON } from '../query-language/message.catalogue.js';
 import type { NotificationFormat, QueuedNotification } from './notification-format.js';
 import type { FailureKind } from './delivery-error.js';
@@ -128,7 +128,7 @@ export interface StatusUpdate {
 
 @Injectable()
 export class NotificationQueueRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: DispatchDatabase) {}
 
   connect(): Promise<PoolClient> {
     return this.db.pool.connect();

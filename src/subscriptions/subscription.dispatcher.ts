@@ -54,6 +54,9 @@ const STATUS_SAVE_INTERVAL_MS = 250;
  *
  * Stopping: no new claims; deliveries in flight finish (bounded by the delivery timeout); their
  * outcome and the status are saved.
+ *
+ * Its statements run on `DispatchDatabase` (database.module.ts): on PostgreSQL, commits that do not wait
+ * for the disk, which at-least-once delivery can afford.
  */
 @Injectable()
 export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleDestroy {

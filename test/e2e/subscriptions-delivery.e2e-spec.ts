@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Database } from '../../src/database/database.js';
+import { DispatchDatabase } from '../../src/database/database.module.js';
 import { MESSAGE_JSON } from '../../src/query-language/message.catalogue.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
@@ -307,6 +308,19 @@ describe('subscription delivery to webhooks', () => {
     await createResource();
     await sleep(500);
     expect(at('/deleted')).toHaveLength(0);
+  });
+
+  it("the dispatcher's statements commit without waiting for the disk on PostgreSQL; the API's writes wait for it", async () => {
+    const dispatch = t.app.get(DispatchDatabase);
+    const setting = async (on: Database) => (await on.one<{ synchronous_commit: string }>('SHOW synchronous_commit'))!.synchronous_commit;
+    if (process.env.DATABASE_URL) {
+      expect(dispatch).not.toBe(db);
+      expect(await setting(dispatch)).toBe('off');
+      expect(await setting(db)).toBe('on');
+    } else {
+      // The embedded database is one session: the dispatcher shares it, durable like every write.
+      expect(dispatch).toBe(db);
+    }
   });
 });
 
