@@ -60,7 +60,9 @@ export function outputFile(prefix) {
 export async function startService({ dist, databaseUrl, client, env = {} }) {
   const port = await freePort();
   const output = outputFile('bench-service');
-  const child = spawn(process.execPath, [join(dist, 'src/main.js')], {
+  // SERVICE_NODE_FLAGS: flags for the server's node, e.g. `--perf-basic-prof` or `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+  const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, join(dist, 'src/main.js')], {
     cwd: ROOT,
     stdio: ['ignore', output.fd, output.fd],
     env: {

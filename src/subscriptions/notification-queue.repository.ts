@@ -198,6 +198,19 @@ export class NotificationQueueRepository {
     );
   }
 
+  /** Ends the leases of claimed notifications that were not attempted: each is due again now. */
+  async release(claimed: readonly ClaimedNotification[]): Promise<void> {
+    await this.db.query(
+      {
+        name: 'subscription_notification_release',
+        text: `UPDATE subscription_notification n SET due_at = now()
+               FROM unnest($1::uuid[], $2::uuid[], $3::bigint[]) AS d(subscription_id, resource_id, ordinal)
+               WHERE n.subscription_id = d.subscription_id AND n.resource_id = d.resource_id AND n.ordinal = d.ordinal`,
+      },
+      [claimed.map((n) => n.subscriptionId), claimed.map((n) => n.resourceId), claimed.map((n) => n.ordinal)],
+    );
+  }
+
   async failed(n: ClaimedNotification, retryInMs: number, kind: FailureKind, message: string): Promise<void> {
     await this.db.query(
       {
