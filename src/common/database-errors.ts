@@ -6,7 +6,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: string }).code;
   if (code && CONNECTION_CODES.has(code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(error.message);
+  // The last: a statement of a request still running (its client gone, so the server's close did not wait
+  // for it) sent after the stopping server closed its pool.
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end/i.test(error.message);
 }
 
 /** SQLSTATE 57014: the statement ran into DATABASE_STATEMENT_TIMEOUT_MS and was cancelled. */

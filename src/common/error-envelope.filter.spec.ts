@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import type { ArgumentsHost } from '@nestjs/common';
 import { Logger, NotFoundException } from '@nestjs/common';
+import pg from 'pg';
 import { DomainError } from './domain-error.js';
 import { ErrorCode } from './error-code.js';
 import { ErrorEnvelopeFilter } from './error-envelope.filter.js';
@@ -32,6 +33,17 @@ describe('ErrorEnvelopeFilter', () => {
     expect(sent.headers['Retry-After']).toBe('5');
     expect(sent.body).toEqual({ statusCode: 503, message: expect.any(String), errors: [{ code: 'ServiceUnavailable', message: expect.any(String) }] });
     expect(JSON.stringify(sent.body)).not.toContain(code);
+  });
+
+  it('a statement sent after a stopping server closed its pool → 503 ServiceUnavailable, not a 500', async () => {
+    const pool = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
+    await pool.end();
+    const error = await pool.query('SELECT 1').then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    const sent = render(error);
+    expect(sent.status).toBe(503);
+    expect(sent.headers['Retry-After']).toBe('5');
+    expect(JSON.stringify(sent.body)).not.toContain('pool');
   });
 
   it('a PostgreSQL data exception (class 22) → 400 InvalidInput without the driver message', () => {
