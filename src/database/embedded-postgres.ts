@@ -26,7 +26,7 @@ const SETTINGS = ['-c', 'shared_buffers=32MB'];
  * database shares the process: 1.5 times instead of V8's own factor (up to 4). Under load, requests
  * that wait their turn for the one embedded session outlive two young collections, so their garbage
  * reaches the old generation, which V8 let grow to twice its live size before collecting it: the
- * server's peak RSS under load was 357–398 MB, and 290 MB with this setting, at the same throughput
+ * server's peak RSS under load was 357–398 MB, and 290–320 MB with this setting, at the same throughput
  * (bench/README.md). V8 reads the factor at every full collection, so setting it at start suffices.
  */
 const HEAP_GROWING = '--heap-growing-percent=50';
