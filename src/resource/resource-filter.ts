@@ -91,18 +91,19 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[
 
 /**
  * Translates the validated filters of GET or HEAD /resource into one SQL condition. Containment is
- * written against the whole `object_type_property` column so the GIN index serves it; every value is
- * a bound parameter.
+ * written against the document tagged with its project (the expression of the GIN index
+ * `resource_project_document_idx`, which the query predicates use too), so that index serves it and finds
+ * only the project's resources; every value is a bound parameter.
  */
-export function buildResourceFilter(query: GetResourcesQueryDto | HeadResourcesQueryDto, firstPlaceholder: number): SqlCondition {
+export function buildResourceFilter(query: GetResourcesQueryDto | HeadResourcesQueryDto, projectKey: string, firstPlaceholder: number): SqlCondition {
   const values: unknown[] = [];
   const conditions: string[] = [];
   const bind = (value: unknown): string => {
     values.push(value);
     return `$${firstPlaceholder + values.length - 1}`;
   };
-  const contains = (field: string, items: string[]): string =>
-    `r.object_type_property @> ${bind(`{"${field}":[${items.join(',')}]}`)}::jsonb`;
+  const inProject = projectContainment(projectKey, bind);
+  const contains = (field: string, items: string[]): string => inProject(`{"${field}":[${items.join(',')}]}`);
 
   if (query.stringParameter !== undefined) conditions.push(contains('arrayOfStringExample', [JSON.stringify(query.stringParameter)]));
   if (query.integerParameter !== undefined) conditions.push(contains('arrayOfIntExample', [query.integerParameter]));
@@ -117,12 +118,12 @@ export function buildResourceFilter(query: GetResourcesQueryDto | HeadResourcesQ
     conditions.push(`(${any.map((s) => contains('arrayOfStringExample', [JSON.stringify(s)])).join(' OR ')})`);
   }
   if (query.objectParameter !== undefined) {
-    conditions.push(patternCondition(parsePattern(query.objectParameter, 'objectParameter'), bind));
+    conditions.push(patternCondition(parsePattern(query.objectParameter, 'objectParameter'), bind, inProject));
   }
   if (query instanceof HeadResourcesQueryDto) {
     conditions.push(query.booleanParameter ? 'NOT r.published' : 'r.published');
   } else if (query.unionParameter !== undefined) {
-    conditions.push(unionCondition(query.unionParameter, bind, contains));
+    conditions.push(unionCondition(query.unionParameter, bind, contains, inProject));
   }
   return { sql: conditions.length > 0 ? conditions.join(' AND ') : 'TRUE', values };
 }
@@ -131,11 +132,12 @@ function unionCondition(
   text: string,
   bind: (value: unknown) => string,
   contains: (field: string, items: string[]) => string,
+  inProject: (pattern: string) => string,
 ): string {
   if (ISO_DATE_TIME.test(text) && !Number.isNaN(Date.parse(text))) {
     return `r.last_modified_at >= ${bind(new Date(text).toISOString())}::timestamptz`;
   }
-  if (text.trimStart().startsWith('{')) return patternCondition(parsePattern(text, 'unionParameter'), bind);
+  if (text.trimStart().startsWith('{')) return patternCondition(parsePattern(text, 'unionParameter'), bind, inProject);
   const number = canonicalNumber(text);
   if (number === undefined) {
     throw DomainError.of(
@@ -160,11 +162,14 @@ function parsePattern(text: string, name: string): ObjectPattern {
   return toObjectPattern(value, name);
 }
 
-function patternCondition(pattern: ObjectPattern, bind: (value: unknown) => string): string {
+/** `objectTypeProperty` contains `pattern` (JSON text of an object), for a resource of the project. */
+function projectContainment(projectKey: string, bind: (value: unknown) => string): (pattern: string) => string {
+  return (pattern) => `${OBJECT_TYPE_PROPERTY.projectIndex} @> ${bind(`{${JSON.stringify(projectKey)}:${pattern}}`)}::jsonb`;
+}
+
+function patternCondition(pattern: ObjectPattern, bind: (value: unknown) => string, inProject: (pattern: string) => string): string {
   const parts: string[] = [];
   if (pattern.version !== undefined) parts.push(`r.version = ${bind(pattern.version)}`);
-  if (pattern.objectTypeProperty !== undefined) {
-    parts.push(`r.object_type_property @> ${bind(pattern.objectTypeProperty)}::jsonb`);
-  }
+  if (pattern.objectTypeProperty !== undefined) parts.push(inProject(pattern.objectTypeProperty));
   return parts.length > 0 ? `(${parts.join(' AND ')})` : 'TRUE';
 }

@@ -13,7 +13,6 @@ export interface Modifier {
 @Entity({ name: 'resource' })
 @Unique('resource_project_key_key_unique', ['projectKey', 'key'])
 @Index('resource_project_created_idx', ['projectKey', 'createdAt', 'id'])
-@Index('resource_object_type_property_idx', { synchronize: false })
 export class ResourceEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'resource_pkey' })
   id: string;

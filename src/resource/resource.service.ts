@@ -32,13 +32,13 @@ export class ResourceService {
   /** GET /resource: the merge and the match count; 400 past HTTP_MAX_RESPONSE_BYTES (CONTRACT.md §14). */
   async query(projectKey: string, query: GetResourcesQueryDto): Promise<{ json: string; total: number }> {
     const max = this.http.maxResponseBytes;
-    const { json, total } = await this.resources.merge(projectKey, buildResourceFilter(query, 2), max);
+    const { json, total } = await this.resources.merge(projectKey, buildResourceFilter(query, projectKey, 2), max);
     if (json === null) throw tooLarge(max, 'narrow the filter so that fewer resources are merged');
     return { json, total };
   }
 
   async assertAnyMatches(projectKey: string, query: HeadResourcesQueryDto): Promise<void> {
-    if (!(await this.resources.exists(projectKey, buildResourceFilter(query, 2)))) {
+    if (!(await this.resources.exists(projectKey, buildResourceFilter(query, projectKey, 2)))) {
       throw DomainError.notFound('No resource matches the query.');
     }
   }

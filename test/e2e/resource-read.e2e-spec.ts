@@ -1,4 +1,6 @@
 import type { Response } from 'supertest';
+import { Database } from '../../src/database/database.js';
+import { buildResourceFilter, GetResourcesQueryDto } from '../../src/resource/resource-filter.js';
 import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { ARRAY_FIELDS, arrays, draft, INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
 import { createResource, resourcePath as base } from '../support/resources.js';
@@ -534,6 +536,34 @@ describe('resource reads', () => {
       expect(
         await matches(`arrayOfStringWithDescription=red&arrayOfStringWithDescription=blue&integerParameter=6`),
       ).toEqual(['alpha', 'beta']);
+    });
+
+    it("containment filters are answered by the project's document index, the one GIN index over the documents", async () => {
+      const db = t.app.get(Database);
+      const gin = await db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'resource' AND indexdef LIKE '%USING gin%'`);
+      expect(gin.map((i) => i.indexname)).toEqual(['resource_project_document_idx']);
+      const filters: Array<Partial<GetResourcesQueryDto>> = [
+        { stringParameter: 'green' },
+        { integerParameter: '7' },
+        { objectParameter: '{"objectTypeProperty":{"arrayOfFloatExample":[0.5]}}' },
+        { arrayOfStringWithDescription: ['red', 'blue'] },
+        { unionParameter: '1500' },
+      ];
+      for (const filter of filters) {
+        const condition = buildResourceFilter(Object.assign(new GetResourcesQueryDto(), filter), pk, 2);
+        // The condition alone, without sequential scans: the planner must find an index that serves it.
+        const client = await db.pool.connect();
+        try {
+          await client.query('BEGIN');
+          await client.query('SET LOCAL enable_seqscan = off');
+          const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT r.id FROM resource r WHERE $1::text IS NOT NULL AND ${condition.sql}`, [pk, ...condition.values]);
+          expect({ filter, plan: plan.rows.map((row) => row['QUERY PLAN']).join('\n') }).toEqual({ filter, plan: expect.stringContaining('resource_project_document_idx') });
+        } finally {
+          await client.query('ROLLBACK');
+          client.release();
+        }
+      }
+      expect(await matches({ stringParameter: 'green' })).toEqual(['alpha', 'beta']);
     });
 
     it('a filtered merge concatenates only the matches, in (createdAt, id) order', async () => {

@@ -13,6 +13,7 @@ import { ImageReclaim1763700000011 } from './1763700000011-image-reclaim.js';
 import { Subscriptions1763700000012 } from './1763700000012-subscriptions.js';
 import { SubscriptionProgressPruning1763700000013 } from './1763700000013-subscription-progress-pruning.js';
 import { SubscriptionSweepCursor1763700000014 } from './1763700000014-subscription-sweep-cursor.js';
+import { OneDocumentIndex1763700000015 } from './1763700000015-one-document-index.js';
 
 /** Every migration, in order. Listed explicitly so the app, the CLI and tests load the same set. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   Subscriptions1763700000012,
   SubscriptionProgressPruning1763700000013,
   SubscriptionSweepCursor1763700000014,
+  OneDocumentIndex1763700000015,
 ];
