@@ -214,7 +214,9 @@ function serviceEnv(port, database) {
 async function startService(database) {
   const port = await freePort();
   const since = performance.now();
-  const child = spawnNode('service', ['dist/src/main.js'], serviceEnv(port, database));
+  // SERVICE_NODE_FLAGS: flags for the service's node, as bench/service.mjs takes them (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawnNode('service', [...flags, 'dist/src/main.js'], serviceEnv(port, database));
   const readyMs = await waitReady(`http://127.0.0.1:${port}/health/ready`, child, since);
   return { name: 'service', child, port, url: `http://127.0.0.1:${port}`, readyMs };
 }
