@@ -103,7 +103,7 @@ export function buildResourceFilter(query: GetResourcesQueryDto | HeadResourcesQ
     return `$${firstPlaceholder + values.length - 1}`;
   };
   const inProject = projectContainment(projectKey, bind);
-  const contains = (field: string, items: string[]): string => inProject(`{"${field}":[${items.join(',')}]}`);
+  const contains = arrayContainment(inProject);
 
   if (query.stringParameter !== undefined) conditions.push(contains('arrayOfStringExample', [JSON.stringify(query.stringParameter)]));
   if (query.integerParameter !== undefined) conditions.push(contains('arrayOfIntExample', [query.integerParameter]));
@@ -123,7 +123,7 @@ export function buildResourceFilter(query: GetResourcesQueryDto | HeadResourcesQ
   if (query instanceof HeadResourcesQueryDto) {
     conditions.push(query.booleanParameter ? 'NOT r.published' : 'r.published');
   } else if (query.unionParameter !== undefined) {
-    conditions.push(unionCondition(query.unionParameter, bind, contains, inProject));
+    conditions.push(unionCondition(query.unionParameter, bind, inProject));
   }
   return { sql: conditions.length > 0 ? conditions.join(' AND ') : 'TRUE', values };
 }
@@ -131,7 +131,6 @@ export function buildResourceFilter(query: GetResourcesQueryDto | HeadResourcesQ
 function unionCondition(
   text: string,
   bind: (value: unknown) => string,
-  contains: (field: string, items: string[]) => string,
   inProject: (pattern: string) => string,
 ): string {
   if (ISO_DATE_TIME.test(text) && !Number.isNaN(Date.parse(text))) {
@@ -146,6 +145,7 @@ function unionCondition(
       { field: 'unionParameter', invalidValue: text },
     );
   }
+  const contains = arrayContainment(inProject);
   return `(${NUMERIC_ARRAYS.map((field) => contains(field, [number])).join(' OR ')})`;
 }
 
@@ -165,6 +165,11 @@ function parsePattern(text: string, name: string): ObjectPattern {
 /** `objectTypeProperty` contains `pattern` (JSON text of an object), for a resource of the project. */
 function projectContainment(projectKey: string, bind: (value: unknown) => string): (pattern: string) => string {
   return (pattern) => `${OBJECT_TYPE_PROPERTY.projectIndex} @> ${bind(`{${JSON.stringify(projectKey)}:${pattern}}`)}::jsonb`;
+}
+
+/** The array `field` contains every one of `items` (JSON texts). */
+function arrayContainment(inProject: (pattern: string) => string): (field: string, items: string[]) => string {
+  return (field, items) => inProject(`{"${field}":[${items.join(',')}]}`);
 }
 
 function patternCondition(pattern: ObjectPattern, bind: (value: unknown) => string, inProject: (pattern: string) => string): string {
