@@ -9,8 +9,11 @@ import { DataDirectoryLockedError } from './database/embedded-postgres.js';
 import { stopGracefullyOnSignals } from './shutdown.js';
 import { createLogger } from './observability/logger.js';
 import { NestLogger } from './observability/nest-logger.js';
+import { HEAP_GROWING_PERCENT, limitHeapGrowth } from './heap-growth.js';
 
 async function bootstrap(): Promise<void> {
+  // The embedded database, when it opens, lowers this further for its share of the process.
+  limitHeapGrowth(HEAP_GROWING_PERCENT.SERVER);
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createHttpAdapter(config, logger), {

@@ -1,12 +1,12 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { fuzzystrmatch } from '@electric-sql/pglite/contrib/fuzzystrmatch';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { HEAP_GROWING_PERCENT, limitHeapGrowth } from '../heap-growth.js';
 
 /**
  * Extensions every opener of an embedded data directory must load, or writes fail once an index
@@ -20,16 +20,6 @@ const EXTENSIONS = { pg_trgm, fuzzystrmatch, btree_gin };
  * of the process's resident memory under load, while the data files are still cached by the OS.
  */
 const SETTINGS = ['-c', 'shared_buffers=32MB'];
-
-/**
- * How far V8 lets the JavaScript heap grow past what the last full collection kept, when the
- * database shares the process: 1.5 times instead of V8's own factor (up to 4). Under load, requests
- * that wait their turn for the one embedded session outlive two young collections, so their garbage
- * reaches the old generation, which V8 let grow to twice its live size before collecting it: the
- * server's peak RSS under load was 357–398 MB, and 290–320 MB with this setting, at the same throughput
- * (bench/README.md). V8 reads the factor at every full collection, so setting it at start suffices.
- */
-const HEAP_GROWING = '--heap-growing-percent=50';
 
 export class DataDirectoryLockedError extends Error {}
 
@@ -49,7 +39,8 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections: num
   const dir = resolve(dataDir);
   mkdirSync(dir, { recursive: true });
   const releaseLock = acquireLock(join(dir, 'server.lock'));
-  setFlagsFromString(HEAP_GROWING);
+  // The database shares the process: the JavaScript heap grows less (heap-growth.ts).
+  limitHeapGrowth(HEAP_GROWING_PERCENT.EMBEDDED);
   try {
     const db = await PGlite.create({ dataDir: join(dir, 'pgdata'), extensions: EXTENSIONS, startParams: [...PGlite.defaultStartParams, ...SETTINGS] });
     const socketPath = join(dir, '.s.PGSQL.5432');
