@@ -57,7 +57,7 @@ describe('search languages (SEARCH_LANGUAGES)', () => {
       ids = { haus: haus.body.id, run: run.body.id };
 
       expect(await listed(t)).toEqual(['english', 'simple']);
-      expect(await configsOf(t, ids.haus)).toEqual(['english', 'simple']);
+      expect(await configsOf(t, ids.haus)).toEqual(['english', 'simple', 'values']);
       expect(await keys(t, 'en', 'running')).toEqual(['r2']);
       // No German rows: text.de is answered from simple, so only the word as written matches.
       expect(await keys(t, 'de', 'Häuser')).toEqual([]);
@@ -73,13 +73,13 @@ describe('search languages (SEARCH_LANGUAGES)', () => {
     const t = await createTestApp(env('en,de'));
     try {
       expect(await listed(t)).toEqual(['english', 'german', 'simple']);
-      expect(await configsOf(t, ids.haus)).toEqual(['english', 'german', 'simple']);
+      expect(await configsOf(t, ids.haus)).toEqual(['english', 'german', 'simple', 'values']);
       expect(await keys(t, 'de', 'Häuser')).toEqual(['r1']);
       // New writes get the German row too.
       const auth = await t.auth('manage_test', { projectKey });
       const res = await t.http.post(`/${projectKey}/resource`).set(auth).send(textDraft('r3', 'Hunde'));
       expect(res.status).toBe(201);
-      expect(await configsOf(t, res.body.id)).toEqual(['english', 'german', 'simple']);
+      expect(await configsOf(t, res.body.id)).toEqual(['english', 'german', 'simple', 'values']);
       expect(await keys(t, 'de', 'Hund')).toEqual(['r3']);
     } finally {
       await t.close();
@@ -90,7 +90,7 @@ describe('search languages (SEARCH_LANGUAGES)', () => {
     const t = await createTestApp(env('en'));
     try {
       expect(await listed(t)).toEqual(['english', 'simple']);
-      expect(await configsOf(t, ids.haus)).toEqual(['english', 'simple']);
+      expect(await configsOf(t, ids.haus)).toEqual(['english', 'simple', 'values']);
       const german = await t.app.get(Database).query<{ n: number }>("SELECT count(*)::integer AS n FROM resource_search WHERE config = 'german'");
       expect(german).toEqual([{ n: 0 }]);
       expect(await keys(t, 'de', 'Häuser')).toEqual([]);

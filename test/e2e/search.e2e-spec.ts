@@ -4,6 +4,7 @@ import { draft, INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtu
 import { expectErrorEnvelope } from '../support/expect-error.js';
 import { createResource, searchPath } from '../support/resources.js';
 import { parseJson } from '../../src/common/lossless-json.js';
+import { Database } from '../../src/database/database.js';
 
 /**
  * Black-box tests of GET /{projectKey}/resource/searchApiPattern (CONTRACT.md §5, §10 "Search" and
@@ -349,6 +350,51 @@ describe('GET /{projectKey}/resource/searchApiPattern', () => {
       const deleted = await t.http.delete(`/${own}/resource/${created.id}?version=4`).set(auth);
       expect(deleted.status).toBe(200);
       for (const text of texts) expect(await ok(own, [...text, ['staged', 'true'], ['facet', INTS]])).toMatchObject({ total: 0, facets: { [INTS]: { total: 0 } } });
+    });
+
+    it('keeps the values once, in the values row, and rewrites only the rows a change concerns', async () => {
+      const own = uniqueProjectKey('search-rows');
+      const auth = await t.auth('manage_test', { projectKey: own });
+      const created = await create(own, neutral(['lantern'], { arrayOfIntExample: [5, 6] }, { key: 'k-r' }));
+      const db = t.app.get(Database);
+      // Each row's transaction id (xmin): a rewritten row gets the writing transaction's.
+      const rows = async () =>
+        new Map(
+          (
+            await db.query<{ config: string; xmin: string; ints: string[] | null; published: boolean; key: string }>(
+              `SELECT config, xmin::text AS xmin, array_of_int_example::text[] AS ints, published, key FROM resource_search WHERE resource_id = $1`,
+              [created.id],
+            )
+          ).map((r) => [r.config, r]),
+        );
+      const update = async (version: number, actions: object[]) => {
+        const res = await t.http.post(`/${own}/resource/${created.id}`).set(auth).send({ version, actions });
+        expect(res.status).toBe(200);
+      };
+      const vectorConfigs = ['dutch', 'english', 'french', 'german', 'italian', 'portuguese', 'simple', 'spanish'];
+
+      const first = await rows();
+      expect([...first.keys()].sort()).toEqual([...vectorConfigs, 'values'].sort());
+      expect(first.get('values')!.ints).toEqual(['5', '6']);
+      for (const config of vectorConfigs) expect(first.get(config)!.ints).toBeNull();
+
+      // A searched text changes: the vector rows are rewritten, the values row is not.
+      await update(1, [{ action: 'changeSomeProperty', someProperty: 'harbour' }]);
+      const afterText = await rows();
+      expect(afterText.get('values')!.xmin).toBe(first.get('values')!.xmin);
+      for (const config of vectorConfigs) expect(afterText.get(config)!.xmin).not.toBe(first.get(config)!.xmin);
+      expect(keysOf(await ok(own, [['text.en', 'harbour'], ['filter.query', `${INTS}:6`]]))).toEqual(['k-r']);
+
+      // Only the document's values change: the values row is rewritten, the vector rows are not.
+      await update(2, [{ action: 'setObjectTypeProperty', objectTypeProperty: { ...created.objectTypeProperty, arrayOfIntExample: [7] } }]);
+      const afterValues = await rows();
+      expect(afterValues.get('values')!.ints).toEqual(['7']);
+      for (const config of vectorConfigs) expect(afterValues.get(config)!.xmin).toBe(afterText.get(config)!.xmin);
+      expect(keysOf(await ok(own, [['text.en', 'harbour'], ['filter.query', `${INTS}:7`]]))).toEqual(['k-r']);
+
+      // published and the key reach every row.
+      await update(3, [{ action: 'unpublish' }, { action: 'setKey', key: 'k-s' }]);
+      for (const row of (await rows()).values()) expect({ published: row.published, key: row.key }).toEqual({ published: false, key: 'k-s' });
     });
 
     it('ANDs repeated filters', async () => {

@@ -28,7 +28,8 @@ const valuesOf = (row: string) => SEARCH_VALUE_COLUMNS.map((c) => `${c.of(row)} 
 const ON_CONFLICT = `ON CONFLICT ("resource_id", "config") DO UPDATE SET "published" = EXCLUDED."published", "key" = EXCLUDED."key", "vector" = EXCLUDED."vector",
       ${SEARCH_VALUE_COLUMNS.map((c) => `"${c.column}" = EXCLUDED."${c.column}"`).join(', ')}`;
 
-const SEARCH_INDEX_FUNCTION_8 = `
+/** This migration's trigger function (1763700000016's `down` restores it). */
+export const SEARCH_INDEX_FUNCTION_8 = `
   CREATE OR REPLACE FUNCTION "search_index_resource"() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
 ${SEARCH_INDEX_UNCHANGED_TEXTS}    WITH written AS (
@@ -46,9 +47,9 @@ ${SEARCH_INDEX_UNCHANGED_TEXTS}    WITH written AS (
     RETURN NULL;
   END $$`;
 
-/** Indexes every resource in one configuration (the caller has listed it in `search_language`). */
-const SEARCH_INDEX_LANGUAGE_FUNCTION = `
-  CREATE FUNCTION "search_index_language"("language" text) RETURNS void LANGUAGE sql AS $$
+/** Indexes every resource in one configuration (the caller has listed it in `search_language`); 1763700000016's `down` restores it. */
+export const SEARCH_INDEX_LANGUAGE_FUNCTION = `
+  CREATE OR REPLACE FUNCTION "search_index_language"("language" text) RETURNS void LANGUAGE sql AS $$
     INSERT INTO "resource_search" ("resource_id", "config", "project_key", "published", "key", "created_at", ${VALUE_COLUMNS}, "vector")
     SELECT r."id", "language", r."project_key", r."published", r."key", r."created_at", ${SEARCH_VALUE_COLUMNS.map((c) => `v."${c.column}"`).join(', ')},
            ${searchVectorIn('"language"::regconfig', 'r.')}

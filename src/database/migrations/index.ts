@@ -14,6 +14,7 @@ import { Subscriptions1763700000012 } from './1763700000012-subscriptions.js';
 import { SubscriptionProgressPruning1763700000013 } from './1763700000013-subscription-progress-pruning.js';
 import { SubscriptionSweepCursor1763700000014 } from './1763700000014-subscription-sweep-cursor.js';
 import { OneDocumentIndex1763700000015 } from './1763700000015-one-document-index.js';
+import { SearchValuesRow1763700000016 } from './1763700000016-search-values-row.js';
 
 /** Every migration, in order. Listed explicitly so the app, the CLI and tests load the same set. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   SubscriptionProgressPruning1763700000013,
   SubscriptionSweepCursor1763700000014,
   OneDocumentIndex1763700000015,
+  SearchValuesRow1763700000016,
 ];
