@@ -57,19 +57,25 @@ export const SEARCH_VALUE_COLUMNS: readonly ValueColumn[] = [
 const COLUMNS = SEARCH_VALUE_COLUMNS.map((c) => `"${c.column}"`).join(', ');
 const VALUES_OF_NEW = SEARCH_VALUE_COLUMNS.map((c) => `${c.of('NEW.')} AS "${c.column}"`).join(',\n                 ');
 
+/** The trigger's first branch, also 1763700000008's and 1763700000016's: a delete removes the rows. */
+export const SEARCH_INDEX_DELETE = `    IF TG_OP = 'DELETE' THEN
+      DELETE FROM "resource_search" WHERE "resource_id" = OLD."id";
+      RETURN NULL;
+    END IF;
+`;
+
+/** An update changed no searched text (the vectors stay), also 1763700000016's. */
+export const SEARCH_TEXTS_UNCHANGED = `TG_OP = 'UPDATE'
+       AND NEW."key" IS NOT DISTINCT FROM OLD."key"
+       AND NEW."some_property" IS NOT DISTINCT FROM OLD."some_property"
+       AND NEW."second_property_to_update" IS NOT DISTINCT FROM OLD."second_property_to_update"
+       AND (NEW."object_type_property" -> 'arrayOfStringExample') IS NOT DISTINCT FROM (OLD."object_type_property" -> 'arrayOfStringExample')`;
+
 /**
  * The trigger's first branches, also 1763700000008's: a delete removes the rows; an update that changes
  * no searched text keeps the vectors and rewrites `published` and the values only when they changed.
  */
-export const SEARCH_INDEX_UNCHANGED_TEXTS = `    IF TG_OP = 'DELETE' THEN
-      DELETE FROM "resource_search" WHERE "resource_id" = OLD."id";
-      RETURN NULL;
-    END IF;
-    IF TG_OP = 'UPDATE'
-       AND NEW."key" IS NOT DISTINCT FROM OLD."key"
-       AND NEW."some_property" IS NOT DISTINCT FROM OLD."some_property"
-       AND NEW."second_property_to_update" IS NOT DISTINCT FROM OLD."second_property_to_update"
-       AND (NEW."object_type_property" -> 'arrayOfStringExample') IS NOT DISTINCT FROM (OLD."object_type_property" -> 'arrayOfStringExample') THEN
+export const SEARCH_INDEX_UNCHANGED_TEXTS = `${SEARCH_INDEX_DELETE}    IF ${SEARCH_TEXTS_UNCHANGED} THEN
       -- The vectors stay; the values and published follow the resource (no vector index entry changes).
       IF NEW."published" IS DISTINCT FROM OLD."published" OR NEW."object_type_property" IS DISTINCT FROM OLD."object_type_property" THEN
         UPDATE "resource_search" s SET "published" = NEW."published", ${SEARCH_VALUE_COLUMNS.map((c) => `"${c.column}" = v."${c.column}"`).join(', ')}

@@ -28,6 +28,12 @@ const valuesOf = (row: string) => SEARCH_VALUE_COLUMNS.map((c) => `${c.of(row)} 
 const ON_CONFLICT = `ON CONFLICT ("resource_id", "config") DO UPDATE SET "published" = EXCLUDED."published", "key" = EXCLUDED."key", "vector" = EXCLUDED."vector",
       ${SEARCH_VALUE_COLUMNS.map((c) => `"${c.column}" = EXCLUDED."${c.column}"`).join(', ')}`;
 
+/** The fuzzy vocabulary: the words of the `simple` vector that the statement's `written` returned (also 1763700000016's). */
+export const VOCABULARY_OF_WRITTEN = `    INSERT INTO "search_word" ("project_key", "word")
+    SELECT NEW."project_key", w FROM written, unnest(tsvector_to_array(written."vector")) AS w
+    WHERE written."config" = 'simple' AND char_length(w) <= 64 AND w !~ '[0-9]' ORDER BY w
+    ON CONFLICT DO NOTHING;`;
+
 /** This migration's trigger function (1763700000016's `down` restores it). */
 export const SEARCH_INDEX_FUNCTION_8 = `
   CREATE OR REPLACE FUNCTION "search_index_resource"() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -40,10 +46,7 @@ ${SEARCH_INDEX_UNCHANGED_TEXTS}    WITH written AS (
       ${ON_CONFLICT}
       RETURNING "config", "vector"
     )
-    INSERT INTO "search_word" ("project_key", "word")
-    SELECT NEW."project_key", w FROM written, unnest(tsvector_to_array(written."vector")) AS w
-    WHERE written."config" = 'simple' AND char_length(w) <= 64 AND w !~ '[0-9]' ORDER BY w
-    ON CONFLICT DO NOTHING;
+${VOCABULARY_OF_WRITTEN}
     RETURN NULL;
   END $$`;
 

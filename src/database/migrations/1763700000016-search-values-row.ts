@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { SEARCH_CONFIGS, searchVectorIn } from './1763700000005-search.js';
-import { SEARCH_VALUE_COLUMNS } from './1763700000007-search-values.js';
-import { SEARCH_INDEX_FUNCTION_8, SEARCH_INDEX_LANGUAGE_FUNCTION } from './1763700000008-search-languages.js';
+import { SEARCH_INDEX_DELETE, SEARCH_TEXTS_UNCHANGED, SEARCH_VALUE_COLUMNS } from './1763700000007-search-values.js';
+import { SEARCH_INDEX_FUNCTION_8, SEARCH_INDEX_LANGUAGE_FUNCTION, VOCABULARY_OF_WRITTEN } from './1763700000008-search-languages.js';
 
 /**
  * A resource's search values live in one row of their own, `config = 'values'`, instead of a copy in
@@ -29,10 +29,6 @@ export const SEARCH_VALUES_CONFIG = 'values';
 const VALUE_COLUMNS = SEARCH_VALUE_COLUMNS.map((c) => `"${c.column}"`).join(', ');
 const VALUES_OF_NEW = SEARCH_VALUE_COLUMNS.map((c) => `${c.of('NEW.')} AS "${c.column}"`).join(',\n               ');
 const SET_VALUES = SEARCH_VALUE_COLUMNS.map((c) => `"${c.column}" = v."${c.column}"`).join(', ');
-const TEXTS_UNCHANGED = `NEW."key" IS NOT DISTINCT FROM OLD."key"
-       AND NEW."some_property" IS NOT DISTINCT FROM OLD."some_property"
-       AND NEW."second_property_to_update" IS NOT DISTINCT FROM OLD."second_property_to_update"
-       AND (NEW."object_type_property" -> 'arrayOfStringExample') IS NOT DISTINCT FROM (OLD."object_type_property" -> 'arrayOfStringExample')`;
 
 /**
  * The trigger: the values row follows `objectTypeProperty`, `published` and the key; the vector rows
@@ -42,11 +38,7 @@ const TEXTS_UNCHANGED = `NEW."key" IS NOT DISTINCT FROM OLD."key"
 const SEARCH_INDEX_FUNCTION_16 = `
   CREATE OR REPLACE FUNCTION "search_index_resource"() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
-    IF TG_OP = 'DELETE' THEN
-      DELETE FROM "resource_search" WHERE "resource_id" = OLD."id";
-      RETURN NULL;
-    END IF;
-    IF TG_OP = 'INSERT' OR NEW."object_type_property" IS DISTINCT FROM OLD."object_type_property" THEN
+${SEARCH_INDEX_DELETE}    IF TG_OP = 'INSERT' OR NEW."object_type_property" IS DISTINCT FROM OLD."object_type_property" THEN
       INSERT INTO "resource_search" ("resource_id", "config", "project_key", "published", "key", "created_at", ${VALUE_COLUMNS}, "vector")
       SELECT NEW."id", '${SEARCH_VALUES_CONFIG}', NEW."project_key", NEW."published", NEW."key", NEW."created_at", ${SEARCH_VALUE_COLUMNS.map((c) => `v."${c.column}"`).join(', ')}, ''::tsvector
       FROM (SELECT ${VALUES_OF_NEW}) v
@@ -56,7 +48,7 @@ const SEARCH_INDEX_FUNCTION_16 = `
       UPDATE "resource_search" SET "published" = NEW."published", "key" = NEW."key"
       WHERE "resource_id" = NEW."id" AND "config" = '${SEARCH_VALUES_CONFIG}';
     END IF;
-    IF TG_OP = 'UPDATE' AND ${TEXTS_UNCHANGED} THEN
+    IF ${SEARCH_TEXTS_UNCHANGED} THEN
       IF NEW."published" IS DISTINCT FROM OLD."published" THEN
         UPDATE "resource_search" SET "published" = NEW."published"
         WHERE "resource_id" = NEW."id" AND "config" IN (SELECT "config" FROM "search_language");
@@ -70,10 +62,7 @@ const SEARCH_INDEX_FUNCTION_16 = `
       ON CONFLICT ("resource_id", "config") DO UPDATE SET "published" = EXCLUDED."published", "key" = EXCLUDED."key", "vector" = EXCLUDED."vector"
       RETURNING "config", "vector"
     )
-    INSERT INTO "search_word" ("project_key", "word")
-    SELECT NEW."project_key", w FROM written, unnest(tsvector_to_array(written."vector")) AS w
-    WHERE written."config" = 'simple' AND char_length(w) <= 64 AND w !~ '[0-9]' ORDER BY w
-    ON CONFLICT DO NOTHING;
+${VOCABULARY_OF_WRITTEN}
     RETURN NULL;
   END $$`;
 
