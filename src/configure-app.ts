@@ -9,7 +9,6 @@ import { httpServerOptions, requestTargetLimit } from './common/http-limits.js';
 import { answerBeforeRouting, configureObservability, observabilityServerOptions } from './observability/observability.js';
 import { setupOpenApi } from './openapi/openapi-setup.js';
 import { OAuthService } from './auth/oauth.service.js';
-import { enterProjectContext } from './database/project-context.js';
 import type { Logger } from 'pino';
 
 /**
@@ -56,8 +55,6 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
   const hostCheck = hostChecker(config);
   if (hostCheck) fastify.addHook('onRequest', hostCheck);
   registerBodyParsers(fastify, { limitBytes: config.http.bodyLimitBytes });
-  // Statements are counted per project from here on (database/project-context.ts).
-  fastify.addHook('preHandler', enterProjectContext);
   setupOpenApi(app, config);
 }
 

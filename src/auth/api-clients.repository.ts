@@ -27,6 +27,7 @@ export class ApiClientsRepository {
       `INSERT INTO api_client (id, project_key, name, secret_hash, scope, customer_id) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
       [client.id, client.projectKey, client.name, client.secretHash, client.scope, client.customerId],
+      client.projectKey,
     );
   }
 
@@ -43,14 +44,15 @@ export class ApiClientsRepository {
       this.db.query<StoredApiClient>(
         `SELECT ${COLUMNS} FROM api_client WHERE project_key = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3`,
         [projectKey, limit, offset],
+        projectKey,
       ),
-      this.db.one<{ total: number }>('SELECT count(*)::integer AS total FROM api_client WHERE project_key = $1', [projectKey]),
+      this.db.one<{ total: number }>('SELECT count(*)::integer AS total FROM api_client WHERE project_key = $1', [projectKey], projectKey),
     ]);
     return { results, total: count!.total };
   }
 
   delete(projectKey: string, id: string): Promise<StoredApiClient | undefined> {
-    return this.db.one<StoredApiClient>(`DELETE FROM api_client WHERE id = $1 AND project_key = $2 RETURNING ${COLUMNS}`, [id, projectKey]);
+    return this.db.one<StoredApiClient>(`DELETE FROM api_client WHERE id = $1 AND project_key = $2 RETURNING ${COLUMNS}`, [id, projectKey], projectKey);
   }
 
   async touch(id: string): Promise<void> {

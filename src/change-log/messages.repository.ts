@@ -28,13 +28,14 @@ export class MessagesRepository {
     const page = `SELECT ${MESSAGE_JSON} AS j, row_number() OVER (ORDER BY ${plan.orderBy}) AS n
       FROM (SELECT m.* FROM message m WHERE ${filter} ORDER BY ${plan.orderBy} LIMIT ${limit} OFFSET ${offset}) m`;
     const text = `SELECT b.count, b.results${total} FROM (${boundedItems(page, max)}) b`;
-    return (await this.db.reader().one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset, maxBytes]))!;
+    return (await this.db.reader().one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset, maxBytes], projectKey))!;
   }
 
   async findJsonById(projectKey: string, id: string): Promise<string | undefined> {
     const row = await this.db.one<{ json: string }>(
       { name: 'messages_by_id', text: `SELECT ${MESSAGE_JSON} AS json FROM message m WHERE m.id = $1 AND m.project_key = $2` },
       [id, projectKey],
+      projectKey,
     );
     return row?.json;
   }

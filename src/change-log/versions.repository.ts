@@ -26,6 +26,7 @@ export class VersionsRepository {
                      ORDER BY v.version DESC LIMIT $3 OFFSET $4) v`,
       },
       [id, projectKey, limit, offset],
+      projectKey,
     ))!;
   }
 
@@ -37,6 +38,7 @@ export class VersionsRepository {
         text: 'SELECT v.representation FROM resource_version v WHERE v.resource_id = $1 AND v.version = $2 AND v.project_key = $3',
       },
       [id, version, projectKey],
+      projectKey,
     );
     return row?.representation;
   }

@@ -35,6 +35,6 @@ export class ComplexPathRepository {
   constructor(private readonly db: Database) {}
 
   async upsert(projectKey: string, uriParameterOne: string, uriParameterTwo: string, id: string, bodyJson: string): Promise<WrittenRecord> {
-    return (await this.db.one<WrittenRecord>(SQL.upsert, [projectKey, uriParameterOne, uriParameterTwo, id, bodyJson]))!;
+    return (await this.db.one<WrittenRecord>(SQL.upsert, [projectKey, uriParameterOne, uriParameterTwo, id, bodyJson], projectKey))!;
   }
 }

@@ -24,16 +24,16 @@ export class CostBoundedReader implements Queryable {
     private readonly maxCost: number,
   ) {}
 
-  async query<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = []): Promise<R[]> {
+  async query<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = [], project?: string): Promise<R[]> {
     const text = typeof statement === 'string' ? statement : statement.text;
-    const [explained] = await this.db.query<{ 'QUERY PLAN': [{ Plan: { 'Total Cost': number } }] }>(`EXPLAIN (FORMAT JSON) ${text}`, values);
+    const [explained] = await this.db.query<{ 'QUERY PLAN': [{ Plan: { 'Total Cost': number } }] }>(`EXPLAIN (FORMAT JSON) ${text}`, values, project);
     const cost = explained['QUERY PLAN'][0].Plan['Total Cost'];
     if (cost > this.maxCost) throw tooExpensive(cost, this.maxCost);
-    return this.db.query<R>(statement, values);
+    return this.db.query<R>(statement, values, project);
   }
 
-  async one<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = []): Promise<R | undefined> {
-    return (await this.query<R>(statement, values))[0];
+  async one<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = [], project?: string): Promise<R | undefined> {
+    return (await this.query<R>(statement, values, project))[0];
   }
 }
 

@@ -241,11 +241,11 @@ class ReplicaReader implements Queryable {
     private readonly primary: Database,
   ) {}
 
-  async query<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = []): Promise<R[]> {
+  async query<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = [], project?: string): Promise<R[]> {
     const replica = this.replicas.pick();
     if (replica) {
       try {
-        const rows = await replica.db.query<R>(statement, values);
+        const rows = await replica.db.query<R>(statement, values, project);
         replica.reads++;
         return rows;
       } catch (error) {
@@ -254,11 +254,11 @@ class ReplicaReader implements Queryable {
       }
     }
     this.replicas.primaryReads++;
-    return this.primary.query<R>(statement, values);
+    return this.primary.query<R>(statement, values, project);
   }
 
-  async one<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = []): Promise<R | undefined> {
-    return (await this.query<R>(statement, values))[0];
+  async one<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = [], project?: string): Promise<R | undefined> {
+    return (await this.query<R>(statement, values, project))[0];
   }
 }
 

@@ -60,6 +60,7 @@ export class ImagesRepository {
     const row = await this.db.one<{ id: string }>(
       { name: 'images_resource_id_by_key', text: 'SELECT r.id FROM resource r WHERE r.project_key = $1 AND r.key = $2' },
       [projectKey, key],
+      projectKey,
     );
     return row?.id;
   }
@@ -76,6 +77,7 @@ export class ImagesRepository {
        )
        SELECT w.json FROM w`,
       [image.resourceId, image.projectKey, image.json, image.modifiedBy, image.id, image.sha256, image.contentType, image.size, image.createdAt],
+      image.projectKey,
     );
     return row?.json;
   }
@@ -97,6 +99,7 @@ export class ImagesRepository {
        SELECT saved.id, $2::varchar, $1::uuid, $4::jsonb FROM saved
        RETURNING image_id AS id`,
       [image.resourceId, image.projectKey, image.json, image.modifiedBy, image.id, image.sha256, image.contentType, image.size, image.createdAt],
+      image.projectKey,
     );
     return row !== undefined;
   }
@@ -109,6 +112,7 @@ export class ImagesRepository {
                FROM image i WHERE i.id = $1 AND i.project_key = $2`,
       },
       [id, projectKey],
+      projectKey,
     );
   }
 

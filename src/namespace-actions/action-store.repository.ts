@@ -30,10 +30,10 @@ export class ActionStoreRepository {
   constructor(private readonly db: Database) {}
 
   async write(projectKey: string, key: string, json: string): Promise<StoredValue> {
-    return (await this.db.one<StoredValue>(SQL.write, [projectKey, key, json]))!;
+    return (await this.db.one<StoredValue>(SQL.write, [projectKey, key, json], projectKey))!;
   }
 
   read(projectKey: string, key: string): Promise<StoredValue | undefined> {
-    return this.db.one<StoredValue>(SQL.read, [projectKey, key]);
+    return this.db.one<StoredValue>(SQL.read, [projectKey, key], projectKey);
   }
 }

@@ -35,6 +35,6 @@ export class ResourceQueryRepository {
          FROM (${boundedItems(numbered(`(SELECT r.* FROM resource r WHERE ${filter} ORDER BY ${plan.orderBy} LIMIT ${limit} OFFSET ${offset}) r`), max)}) b`;
     // A predicate no index can narrow, over a large project, can outlast the statement timeout: the
     // global filter answers that 400 QueryTimedOut, as for every endpoint.
-    return (await this.db.reader().one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset, maxBytes]))!;
+    return (await this.db.reader().one<QueryPage>(text, [projectKey, ...plan.values, plan.limit, plan.offset, maxBytes], projectKey))!;
   }
 }

@@ -198,19 +198,19 @@ export class ResourceRepository {
   constructor(private readonly db: Database) {}
 
   async findJsonById(projectKey: string, id: string): Promise<string | undefined> {
-    return (await this.db.one<{ json: string }>(SQL.byId, [id, projectKey]))?.json;
+    return (await this.db.one<{ json: string }>(SQL.byId, [id, projectKey], projectKey))?.json;
   }
 
   async findJsonByKey(projectKey: string, key: string): Promise<string | undefined> {
-    return (await this.db.one<{ json: string }>(SQL.byKey, [projectKey, key]))?.json;
+    return (await this.db.one<{ json: string }>(SQL.byKey, [projectKey, key], projectKey))?.json;
   }
 
   async findStateById(projectKey: string, id: string): Promise<ResourceState | undefined> {
-    return this.db.one<ResourceState>(SQL.stateById, [id, projectKey]);
+    return this.db.one<ResourceState>(SQL.stateById, [id, projectKey], projectKey);
   }
 
   async findStateByKey(projectKey: string, key: string): Promise<Omit<ResourceState, 'json'> | undefined> {
-    return this.db.one(SQL.stateByKey, [projectKey, key]);
+    return this.db.one(SQL.stateByKey, [projectKey, key], projectKey);
   }
 
   /** Creates, or replaces the resource with the same key if the checks pass; undefined if they fail. */
@@ -225,7 +225,7 @@ export class ResourceRepository {
       input.expectedVersion ?? null,
       input.ownerCustomerId ?? null,
       input.publish !== undefined,
-    ]);
+    ], projectKey);
   }
 
   async replaceByKey(projectKey: string, key: string, input: UpsertInput, by: Modifier): Promise<WrittenResource | undefined> {
@@ -237,7 +237,7 @@ export class ResourceRepository {
       input.publish ?? true,
       input.publish !== undefined,
       input.expectedVersion ?? null,
-    ]);
+    ], projectKey);
   }
 
   /** Applies the changes if the stored version is `expectedVersion`; undefined otherwise (or missing). */
@@ -260,7 +260,7 @@ export class ResourceRepository {
         changes.publishImages,
         changes.messages.length,
         JSON.stringify(changes.messages),
-      ]);
+      ], projectKey);
       return row?.json;
     } catch (error) {
       throw this.translate(error, changes.key);
@@ -268,7 +268,7 @@ export class ResourceRepository {
   }
 
   async delete(projectKey: string, id: string, expectedVersion: number | undefined, by: Modifier): Promise<string | undefined> {
-    return (await this.db.one<{ json: string }>(SQL.delete, [id, projectKey, expectedVersion ?? null, modifierJson(by)]))?.json;
+    return (await this.db.one<{ json: string }>(SQL.delete, [id, projectKey, expectedVersion ?? null, modifierJson(by)], projectKey))?.json;
   }
 
   /**
@@ -290,7 +290,7 @@ export class ResourceRepository {
       SELECT (SELECT count(*) FROM resource r WHERE ${where})::integer AS total,
              CASE WHEN octet_length(merged.json) > $${filter.values.length + 2}::bigint THEN NULL ELSE merged.json END AS json
       FROM merged`;
-    const row = await this.db.reader().one<{ json: string | null; total: number }>(text, [projectKey, ...filter.values, maxBytes]);
+    const row = await this.db.reader().one<{ json: string | null; total: number }>(text, [projectKey, ...filter.values, maxBytes], projectKey);
     return row!;
   }
 
@@ -298,6 +298,7 @@ export class ResourceRepository {
     const row = await this.db.reader().one<{ found: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM resource r WHERE r.project_key = $1 AND ${filter.sql}) AS found`,
       [projectKey, ...filter.values],
+      projectKey,
     );
     return row!.found;
   }

@@ -296,7 +296,7 @@ export class SearchRepository {
    */
   async findNeighbours(projectKey: string, words: FuzzyWord[]): Promise<string[][]> {
     if (words.length === 0) return [];
-    const rows = await this.db.reader().query<{ i: string; word: string }>(NEIGHBOURS, [projectKey, words.map((w) => w.word), words.map((w) => w.distance)]);
+    const rows = await this.db.reader().query<{ i: string; word: string }>(NEIGHBOURS, [projectKey, words.map((w) => w.word), words.map((w) => w.distance)], projectKey);
     const found = words.map((): string[] => []);
     for (const row of rows) found[Number(row.i) - 1].push(row.word);
     return found;
@@ -331,7 +331,7 @@ export class SearchRepository {
         b.bind(plan.maxBytes, 'bigint'),
       )}) p`;
     // NULL when the page's results pass plan.maxBytes (boundedItems).
-    return (await this.db.reader().one<{ json: string | null }>(text, b.values))!.json;
+    return (await this.db.reader().one<{ json: string | null }>(text, b.values, projectKey))!.json;
   }
 
   /**

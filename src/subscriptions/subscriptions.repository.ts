@@ -75,15 +75,15 @@ export class SubscriptionsRepository {
   }
 
   async count(projectKey: string): Promise<number> {
-    return (await this.db.one<{ n: number }>('SELECT count(*)::integer AS n FROM subscription WHERE project_key = $1', [projectKey]))!.n;
+    return (await this.db.one<{ n: number }>('SELECT count(*)::integer AS n FROM subscription WHERE project_key = $1', [projectKey], projectKey))!.n;
   }
 
   findById(projectKey: string, id: string): Promise<StoredSubscription | undefined> {
-    return this.db.one<StoredSubscription>(`SELECT ${COLUMNS} FROM subscription s WHERE s.id = $1 AND s.project_key = $2`, [id, projectKey]);
+    return this.db.one<StoredSubscription>(`SELECT ${COLUMNS} FROM subscription s WHERE s.id = $1 AND s.project_key = $2`, [id, projectKey], projectKey);
   }
 
   findByKey(projectKey: string, key: string): Promise<StoredSubscription | undefined> {
-    return this.db.one<StoredSubscription>(`SELECT ${COLUMNS} FROM subscription s WHERE s.project_key = $1 AND s.key = $2`, [projectKey, key]);
+    return this.db.one<StoredSubscription>(`SELECT ${COLUMNS} FROM subscription s WHERE s.project_key = $1 AND s.key = $2`, [projectKey, key], projectKey);
   }
 
   async list(projectKey: string, limit: number, offset: number): Promise<{ results: StoredSubscription[]; total: number }> {
@@ -91,6 +91,7 @@ export class SubscriptionsRepository {
       this.db.query<StoredSubscription>(
         `SELECT ${COLUMNS} FROM subscription s WHERE s.project_key = $1 ORDER BY s.created_at, s.id LIMIT $2 OFFSET $3`,
         [projectKey, limit, offset],
+        projectKey,
       ),
       this.count(projectKey),
     ]);
@@ -119,6 +120,7 @@ export class SubscriptionsRepository {
         `UPDATE subscription s SET ${[...sets, 'version = s.version + 1', 'last_modified_at = now()'].join(', ')}
          WHERE s.id = $1 AND s.project_key = $2 AND s.version = $3 RETURNING ${COLUMNS}`,
         values,
+        projectKey,
       );
     } catch (error) {
       if (isUniqueViolation(error, KEY_CONSTRAINT)) return 'duplicate-key';
@@ -131,6 +133,7 @@ export class SubscriptionsRepository {
     return this.db.one<StoredSubscription>(
       `DELETE FROM subscription s WHERE s.id = $1 AND s.project_key = $2 AND s.version = $3 RETURNING ${COLUMNS}`,
       [id, projectKey, version],
+      projectKey,
     );
   }
 

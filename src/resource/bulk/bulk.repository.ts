@@ -28,7 +28,7 @@ export class BulkRepository {
       drafts.map((d) => d.publish),
       drafts.map((d) => d.expectedVersion ?? null),
       drafts.map(() => randomUUID()),
-    ]);
+    ], projectKey);
   }
 
   /** Refreshes the planner's statistics of the tables an import fills (see ANALYZE_AFTER_WRITES). */
@@ -44,7 +44,7 @@ export class BulkRepository {
   async exportPage(projectKey: string, filter: ExportFilter, after: string, upTo: string | null, limit: number): Promise<ExportPage> {
     const n = filter.values.length + 2;
     const sql = BULK_SQL.exportPage(filter.where, `$${n}`, `$${n + 1}`, `$${n + 2}::integer`);
-    const rows = await this.db.reader().query<{ count: number; last: string; lines: string }>(sql, [projectKey, ...filter.values, after, upTo, limit]);
+    const rows = await this.db.reader().query<{ count: number; last: string; lines: string }>(sql, [projectKey, ...filter.values, after, upTo, limit], projectKey);
     return {
       count: rows.reduce((sum, row) => sum + row.count, 0),
       last: rows.length === 0 ? null : rows[rows.length - 1].last,
@@ -56,7 +56,7 @@ export class BulkRepository {
   async exportBoundary(projectKey: string, filter: ExportFilter, after: string, size: number): Promise<string | null> {
     const n = filter.values.length + 2;
     const sql = BULK_SQL.exportBoundary(filter.where, `$${n}`, `$${n + 1}::integer`);
-    return (await this.db.reader().one<{ id: string }>(sql, [projectKey, ...filter.values, after, size]))?.id ?? null;
+    return (await this.db.reader().one<{ id: string }>(sql, [projectKey, ...filter.values, after, size], projectKey))?.id ?? null;
   }
 }
 
