@@ -241,6 +241,11 @@ export class NotificationQueueRepository {
     );
   }
 
+  /** Whether any project has a subscription: without one a poll has nothing to queue or claim. */
+  async anySubscription(): Promise<boolean> {
+    return (await this.db.one<{ any: boolean }>({ name: 'subscription_any', text: 'SELECT EXISTS (SELECT 1 FROM subscription) AS any' }))!.any;
+  }
+
   /** Notifications not yet accepted, all subscriptions (for /metrics). */
   async pendingCount(): Promise<number> {
     return (await this.db.one<{ n: number }>('SELECT count(*)::integer AS n FROM subscription_notification'))!.n;

@@ -118,3 +118,57 @@ describe('SubscriptionDispatcher delivery slots', () => {
     await t.stop();
   });
 });
+
+describe('SubscriptionDispatcher polls', () => {
+  /** A dispatcher whose polls record what they ran: `exists` answers whether a subscription exists. */
+  function polling(sweepIntervalMs: number) {
+    const ran: string[] = [];
+    let exists = false;
+    const queue = {
+      anySubscription: async () => (ran.push('any?'), exists),
+      claim: async () => (ran.push('claim'), []),
+      pendingCount: async () => 0,
+      delivered: async () => undefined,
+      saveStatus: async () => undefined,
+      release: async () => undefined,
+    } as unknown as NotificationQueueRepository;
+    const metrics = { pending: () => undefined } as unknown as SubscriptionMetrics;
+    const config = { concurrency: 2, deliveryTimeoutMs: 10_000, pollIntervalMs: 60_000, lookbackMs: 60_000, sweepIntervalMs, retryBaseMs: 1_000, retryMaxMs: 60_000, cloudEventsNamespace: 'ns' } as SubscriptionsConfig;
+    const dispatcher = new SubscriptionDispatcher(queue, {} as DestinationClient, metrics, config, { messagesRetentionDays: 15 } as ChangeLogConfig);
+    const internals = dispatcher as unknown as { run(): void; round?: Promise<void>; pollWanted: boolean; queueMessages(): Promise<number> };
+    internals.queueMessages = async () => (ran.push('queue'), 0);
+    const poll = async () => {
+      ran.length = 0;
+      internals.pollWanted = true;
+      internals.run();
+      await internals.round;
+      return [...ran];
+    };
+    return { poll, subscribe: () => (exists = true), unsubscribe: () => (exists = false) };
+  }
+
+  it('without any subscription asks only that, and queues (moving the position) once per sweep interval', async () => {
+    const t = polling(60_000);
+    expect(await t.poll()).toEqual(['any?', 'queue']);
+    expect(await t.poll()).toEqual(['any?']);
+    expect(await t.poll()).toEqual(['any?']);
+  });
+
+  it('with a subscription queues and claims at every poll, and stops when the last one goes', async () => {
+    const t = polling(60_000);
+    await t.poll();
+    t.subscribe();
+    expect(await t.poll()).toEqual(['any?', 'queue', 'claim']);
+    expect(await t.poll()).toEqual(['any?', 'queue', 'claim']);
+    t.unsubscribe();
+    expect(await t.poll()).toEqual(['any?']);
+  });
+
+  it('queues again once a sweep interval has passed without subscriptions', async () => {
+    const t = polling(30);
+    expect(await t.poll()).toEqual(['any?', 'queue']);
+    expect(await t.poll()).toEqual(['any?']);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(await t.poll()).toEqual(['any?', 'queue']);
+  });
+});
