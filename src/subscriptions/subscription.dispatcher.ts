@@ -51,8 +51,9 @@ const STATUS_SAVE_INTERVAL_MS = 250;
  *
  * Waking: the queue is polled every `SUBSCRIPTION_POLL_INTERVAL_MS` (100 ms), on PostgreSQL and on the
  * embedded database alike, and a stream's next notification is claimed as soon as the previous one
- * was accepted. While no project has a subscription, a poll only asks whether one exists (`subscribed`). LISTEN/NOTIFY would need a NOTIFY in every write (its cost is on the measured path and
- * it serialises commits on a global lock), for a latency the short poll already gives.
+ * was accepted. While no project has a subscription, a poll only asks whether one exists (`subscribed`).
+ * LISTEN/NOTIFY would need a NOTIFY in every write (its cost is on the measured path and it serialises
+ * commits on a global lock), for a latency the short poll already gives.
  *
  * Stopping: no new claims; deliveries in flight finish (bounded by the delivery timeout); their
  * outcome and the status are saved.
