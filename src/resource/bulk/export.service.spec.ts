@@ -62,6 +62,16 @@ class IdTable {
     } as unknown as BulkRepository;
   }
 
+  /**
+   * Resolves once no read has run for a few milliseconds: a client that waits for this after each chunk
+   * is slower than the reads however the process is scheduled (a client pausing a fixed time was not, on
+   * a loaded machine: a stall longer than its pause let it ask before a page was read).
+   */
+  async idle(): Promise<void> {
+    do await new Promise((resolve) => setTimeout(resolve, 3));
+    while (this.inFlight > 0);
+  }
+
   insert(numbers: number[]): void {
     this.ids = [...new Set([...this.ids, ...numbers])].sort((a, b) => a - b);
   }
@@ -81,11 +91,12 @@ async function exportOf(table: IdTable): Promise<Readable> {
   return new ExportService(table.repository()).export('p', {} as ExportQueryDto, new Map());
 }
 
-async function readAll(stream: Readable, pauseMs = 0): Promise<string[]> {
+/** Reads the stream to its end; `pause`, when given, is awaited after each chunk (a slow client). */
+async function readAll(stream: Readable, pause?: () => Promise<void>): Promise<string[]> {
   let text = '';
   for await (const chunk of stream) {
     text += chunk;
-    if (pauseMs) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    if (pause) await pause();
   }
   return text.split('\n').filter(Boolean);
 }
@@ -103,7 +114,7 @@ describe('ExportService (pages read ahead by id ranges)', () => {
 
   it('a client slower than the reads gets one page read ahead, after the first pages', async () => {
     const table = new IdTable(12 * EXPORT_PAGE_SIZE + 17);
-    const lines = await readAll(await exportOf(table), 15);
+    const lines = await readAll(await exportOf(table), () => table.idle());
     expect(idsIn(lines)).toEqual(table.ids.map(idOf));
     expect(lines[lines.length - 1]).toBe(`{"summary":{"count":${table.ids.length}}}`);
     // Two reads per page (its boundary, then the page): from the fourth page on, one read at a time.
