@@ -3,6 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync, ValidatorOptions } from 'class-validator';
 import { DomainError, ErrorDetail } from '../domain-error.js';
 import { ErrorCode } from '../error-code.js';
+import { memoizeValidationMetadata } from './metadata-cache.js';
 import { toErrorDetails, ViolationSource } from './violations.js';
 
 type DtoClass<T = object> = new () => T;
@@ -15,6 +16,8 @@ const BODY_OPTIONS: ValidatorOptions = {
 };
 /** Unknown query parameters are ignored (CONTRACT.md §10): stripped, not refused. */
 const QUERY_OPTIONS: ValidatorOptions = { ...BODY_OPTIONS, forbidNonWhitelisted: false };
+
+memoizeValidationMetadata(getMetadataStorage());
 
 const dtoClasses = new WeakMap<object, boolean>();
 
