@@ -65,23 +65,43 @@ export function validateBody<T extends object>(dto: DtoClass<T>, value: unknown,
 export const BODY_SHAPE_LIMITS = { elements: 10_000, members: 100, values: 200_000 } as const;
 
 function checkShape(root: object, path: string): void {
-  let values = 0;
-  const pending: Array<{ value: unknown; at: () => string }> = [{ value: root, at: () => path }];
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const { value, at } = next;
-    if (++values > BODY_SHAPE_LIMITS.values) {
-      throw DomainError.invalidInput(`The request body holds more than ${BODY_SHAPE_LIMITS.values} values.`);
+  // Depth first, in document order, without recursion (a body may nest thousands of levels deep).
+  // Only objects and arrays are stacked; each one's parent and key are kept to name it in an error.
+  const nodes: object[] = [root];
+  const parents: number[] = [-1];
+  const keys: (string | number)[] = [''];
+  const fieldOf = (node: number): string => {
+    const names: (string | number)[] = [];
+    for (let n = node; n > 0; n = parents[n]) names.push(keys[n]);
+    let field = path;
+    for (let i = names.length - 1; i >= 0; i--) {
+      const name = names[i];
+      field = typeof name === 'number' ? `${field}[${name}]` : field ? `${field}.${name}` : name;
     }
-    if (typeof value !== 'object' || value === null) continue;
-    const array = Array.isArray(value);
-    const size = array ? value.length : Object.keys(value).length;
-    if (size > (array ? BODY_SHAPE_LIMITS.elements : BODY_SHAPE_LIMITS.members)) {
-      const field = at();
-      const reason = array ? `must have at most ${BODY_SHAPE_LIMITS.elements} elements` : `must have at most ${BODY_SHAPE_LIMITS.members} members`;
+    return field;
+  };
+  const stack: number[] = [0];
+  let values = 1;
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    const value = nodes[node];
+    const members = Array.isArray(value) ? undefined : Object.keys(value);
+    const size = members ? members.length : (value as unknown[]).length;
+    if (size > (members ? BODY_SHAPE_LIMITS.members : BODY_SHAPE_LIMITS.elements)) {
+      const field = fieldOf(node);
+      const reason = members ? `must have at most ${BODY_SHAPE_LIMITS.members} members` : `must have at most ${BODY_SHAPE_LIMITS.elements} elements`;
       throw DomainError.of(ErrorCode.InvalidField, `${field || 'The request body'}: ${reason}.`, { field, invalidValue: size });
     }
-    for (const [key, child] of Object.entries(value).reverse()) {
-      pending.push({ value: child, at: () => (array ? `${at()}[${key}]` : at() ? `${at()}.${key}` : key) });
+    values += size;
+    if (values > BODY_SHAPE_LIMITS.values) {
+      throw DomainError.invalidInput(`The request body holds more than ${BODY_SHAPE_LIMITS.values} values.`);
+    }
+    for (let i = size - 1; i >= 0; i--) {
+      const key = members ? members[i] : i;
+      const child: unknown = (value as Record<string | number, unknown>)[key];
+      if (typeof child !== 'object' || child === null) continue;
+      parents.push(node);
+      keys.push(key);
+      stack.push(nodes.push(child) - 1);
     }
   }
 }

@@ -213,6 +213,35 @@ class Steps {
   n?: number;
 }
 
+describe('bounds on the shape of a body', () => {
+  const many = (n: number) => Array.from({ length: n }, (_, i) => i);
+  const members = (n: number) => Object.fromEntries(many(n).map((i) => [`m${i}`, i]));
+
+  it('names the array or object past its bound by its JSON path, through arrays and objects', () => {
+    const body = { inner: { ints: [1], items: [{ a: 1, b: 2 }, { a: 1, b: 2, extra: { '0': { list: many(10_001) } } }] } };
+    expect(errorsOf(() => validateBody(Outer, body))).toEqual([
+      { code: 'InvalidField', field: 'inner.items[1].extra.0.list', message: 'inner.items[1].extra.0.list: must have at most 10000 elements.', invalidValue: 10_001 },
+    ]);
+    expect(errorsOf(() => validateBody(Outer, { inner: { ints: [1], items: [members(101)] } }))).toEqual([
+      { code: 'InvalidField', field: 'inner.items[0]', message: 'inner.items[0]: must have at most 100 members.', invalidValue: 101 },
+    ]);
+    expect(errorsOf(() => validateBody(Outer, members(101)))[0]).toMatchObject({ field: '', message: 'The request body: must have at most 100 members.' });
+  });
+
+  it('the first bound passed in document order is the one reported', () => {
+    const body = { inner: { ints: many(10_001) }, later: members(101) };
+    expect(errorsOf(() => validateBody(Outer, body))[0].field).toBe('inner.ints');
+  });
+
+  it('counts every value at any depth: more than 200,000 is refused', () => {
+    const wide = (n: number) => Array.from({ length: n }, () => many(99));
+    // The body, inner, ints and its number, x, 2,020 arrays and 2,020 × 99 numbers: 202,005 values.
+    expect(errorsOf(() => validateBody(Outer, { inner: { ints: [1] }, x: wide(2_020) }))[0].message).toBe('The request body holds more than 200000 values.');
+    // The same with 1,900 arrays: 190,005 values, within the bound; the DTO refuses the unknown member.
+    expect(errorsOf(() => validateBody(Outer, { inner: { ints: [1] }, x: wide(1_900) }))[0].field).toBe('x');
+  });
+});
+
 describe('IndexedErrors', () => {
   it('reports only the first failing element, naming its index in a member and the message', () => {
     const errors = errorsOf(() => validateBody(Steps, { steps: [{ kind: 'a' }, { kind: 1 }, {}] }));
