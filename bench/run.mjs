@@ -6,7 +6,7 @@
 // postgres,embedded; default both), BENCH_FSYNC (off|on, default off: the throwaway cluster's durability),
 // DATABASE_URL (use this PostgreSQL instead of a throwaway one).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -422,6 +422,50 @@ function rssMb(pid) {
   }
 }
 
+/** Clock ticks per second of /proc's CPU times. */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** `/proc/<pid>/stat`'s fields after the command name: [state, ppid, …]; undefined once the process is gone. */
+function procStat(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system, ms) of a process; with `children`, also of its children it has waited for. */
+function cpuMs(pid, children = false) {
+  const f = procStat(pid);
+  if (!f) return undefined;
+  // Fields 14-17 of stat (utime, stime, cutime, cstime) are 11-14 here.
+  const ticks = Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
+/**
+ * CPU time (ms) of the throwaway PostgreSQL: the postmaster with the backends it has reaped, and its
+ * live children (backends, checkpointer, WAL writer, autovacuum). Undefined without the throwaway cluster.
+ */
+function postgresCpuMs() {
+  const dataDir = cleanup.postgres?.dataDir;
+  if (!dataDir) return undefined;
+  let postmaster;
+  try {
+    postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return undefined;
+  }
+  let total = cpuMs(postmaster, true) ?? 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const f = procStat(entry);
+    if (f && Number(f[1]) === postmaster) total += cpuMs(entry) ?? 0;
+  }
+  return total;
+}
+
 /** One autocannon run; `onLatency(ms)`, when given, hears every response's latency (autocannon's summary has no p95). */
 export async function cannon(server, scenario, data, bearer, duration, connections = CONNECTIONS, onLatency = undefined) {
   data.inFlight ??= new Set();
@@ -465,12 +509,16 @@ async function measure(server, scenario, data, bearer) {
   const sampler = setInterval(() => {
     maxRss = Math.max(maxRss, rssMb(server.child.pid) ?? 0);
   }, 500);
+  const serverCpu = cpuMs(server.child.pid);
+  const databaseCpu = postgresCpuMs();
   let result;
   try {
     result = await cannon(server, scenario, data, bearer, DURATION);
   } finally {
     clearInterval(sampler);
   }
+  const perRequest = (before, after) =>
+    before === undefined || after === undefined || result.requests.total === 0 ? undefined : round(((after - before) * 1000) / result.requests.total, 0);
   const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]));
   const run = {
     reqPerSec: result.requests.average,
@@ -483,10 +531,14 @@ async function measure(server, scenario, data, bearer) {
     non2xx: result.non2xx,
     statusCodes,
     maxRssMb: round(maxRss, 1),
+    // CPU time per request in the measured window (the load generator, in this process, is not counted).
+    serverCpuUs: perRequest(serverCpu, cpuMs(server.child.pid)),
+    databaseCpuUs: perRequest(databaseCpu, postgresCpuMs()),
   };
   log(
     `  ${scenario.padEnd(6)} ${server.name.padEnd(8)} ${fmt(run.reqPerSec).padStart(8)} req/s  p50 ${run.p50Ms} ms  p99 ${run.p99Ms} ms  ` +
-      `errors ${run.errors}  non-2xx ${run.non2xx}  RSS ${run.maxRssMb} MB  ${JSON.stringify(statusCodes)}`,
+      `errors ${run.errors}  non-2xx ${run.non2xx}  RSS ${run.maxRssMb} MB  CPU/req ${run.serverCpuUs ?? '-'} µs + PostgreSQL ${run.databaseCpuUs ?? '-'} µs  ` +
+      JSON.stringify(statusCodes),
   );
   if (run.non2xx > 0 || run.errors > 0) {
     run.sample = await sampleFailure(server, scenario, data, bearer).catch((error) => ({ error: String(error) }));
@@ -527,6 +579,9 @@ function summarize(entry) {
   entry.errors = entry.runs.reduce((sum, r) => sum + r.errors, 0);
   entry.non2xx = entry.runs.reduce((sum, r) => sum + r.non2xx, 0);
   entry.maxRssMb = Math.max(...entry.runs.map((r) => r.maxRssMb));
+  const cpu = (field) => (entry.runs.every((r) => r[field] !== undefined) ? round(mean((r) => r[field]), 0) : undefined);
+  entry.serverCpuUs = cpu('serverCpuUs');
+  entry.databaseCpuUs = cpu('databaseCpuUs');
 }
 
 /** A quick check that each server answers each scenario as expected before loading it; returns the deviations. */
@@ -683,30 +738,33 @@ function table(rows) {
 
 function report(results) {
   const out = [];
-  const header = ['scenario', 'server', 'req/s (runs)', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'RSS MB', 'ratio', 'target'];
+  const header = ['scenario', 'server', 'req/s (runs)', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'RSS MB', 'CPU µs/req', 'ratio', 'target'];
   const rows = [header];
   const pgScen = results.postgres?.scenarios ?? {};
   const embScen = results.embedded?.scenarios ?? {};
   const cell = (e) => `${fmt(e.reqPerSec)} (${e.runs.map((r) => fmt(r.reqPerSec)).join(', ')})`;
+  const cpu = (e) => (e.serverCpuUs === undefined ? '' : e.databaseCpuUs === undefined ? `${e.serverCpuUs}` : `${e.serverCpuUs} + ${e.databaseCpuUs}`);
   for (const scenario of SCENARIOS) {
     const p = pgScen[scenario];
     if (p) {
-      rows.push([scenario, 'service/pg', cell(p.service), p.service.p50Ms, p.service.p99Ms, p.service.errors, p.service.non2xx, p.service.maxRssMb, p.ratio.toFixed(2), `>= ${p.target} ${p.pass ? 'PASS' : 'FAIL'}`]);
-      rows.push(['', 'baseline/pg', cell(p.baseline), p.baseline.p50Ms, p.baseline.p99Ms, p.baseline.errors, p.baseline.non2xx, p.baseline.maxRssMb, '', '']);
+      rows.push([scenario, 'service/pg', cell(p.service), p.service.p50Ms, p.service.p99Ms, p.service.errors, p.service.non2xx, p.service.maxRssMb, cpu(p.service), p.ratio.toFixed(2), `>= ${p.target} ${p.pass ? 'PASS' : 'FAIL'}`]);
+      rows.push(['', 'baseline/pg', cell(p.baseline), p.baseline.p50Ms, p.baseline.p99Ms, p.baseline.errors, p.baseline.non2xx, p.baseline.maxRssMb, cpu(p.baseline), '', '']);
       if (p.plain) {
-        rows.push(['', 'plain/pg', cell(p.plain), p.plain.p50Ms, p.plain.p99Ms, p.plain.errors, p.plain.non2xx, p.plain.maxRssMb, p.plainRatio.toFixed(2), `>= ${p.plainTarget} ${p.plainPass ? 'PASS' : 'FAIL'}`]);
+        rows.push(['', 'plain/pg', cell(p.plain), p.plain.p50Ms, p.plain.p99Ms, p.plain.errors, p.plain.non2xx, p.plain.maxRssMb, cpu(p.plain), p.plainRatio.toFixed(2), `>= ${p.plainTarget} ${p.plainPass ? 'PASS' : 'FAIL'}`]);
       }
     }
     const e = embScen[scenario];
     if (e) {
       const vsBaseline = p ? (e.service.reqPerSec / p.baseline.reqPerSec).toFixed(2) : '';
-      rows.push([p ? '' : scenario, 'service/embedded', cell(e.service), e.service.p50Ms, e.service.p99Ms, e.service.errors, e.service.non2xx, e.service.maxRssMb, vsBaseline ? `(${vsBaseline})` : '', '']);
+      rows.push([p ? '' : scenario, 'service/embedded', cell(e.service), e.service.p50Ms, e.service.p99Ms, e.service.errors, e.service.non2xx, e.service.maxRssMb, cpu(e.service), vsBaseline ? `(${vsBaseline})` : '', '']);
     }
   }
   out.push(table(rows));
   out.push('');
   out.push('ratio = service req/s / baseline req/s on the same PostgreSQL (mean of the runs); on the plain/pg line, service req/s / plain req/s');
   out.push('(the same SQL without the search trigger: the resource row alone); (embedded) = embedded service / PostgreSQL baseline, for information.');
+  out.push('CPU µs/req = CPU time (user + system, from /proc) of the server process + of the throwaway PostgreSQL in the measured');
+  out.push('windows, per request answered (mean of the runs); the load generator is not counted. Steadier than req/s on a noisy machine.');
   out.push('');
   const targets = [['target', 'value', 'limit', 'result']];
   for (const s of SCENARIOS) {
