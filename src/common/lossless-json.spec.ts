@@ -1,4 +1,4 @@
-import { describeJsonError, parseJson, stringifyJson } from './lossless-json.js';
+import { describeJsonError, parseJson, stringifyJson, toJsonText } from './lossless-json.js';
 
 /** parseJson / stringifyJson: 64-bit integers exact, everything else as JSON.parse / JSON.stringify. */
 
@@ -129,5 +129,31 @@ describe('describeJsonError', () => {
       }
       expect(describeJsonError(text, error).length).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('toJsonText', () => {
+  it.each([
+    ['a bigint alone', 9223372036854775807n, '9223372036854775807'],
+    ['deep in arrays and objects, after plain values', { a: [1, 'x', { b: [null, [true, { c: -9223372036854775808n }]] }] }, '{"a":[1,"x",{"b":[null,[true,{"c":-9223372036854775808}]]}]}'],
+    ['in the first member', { big: 9007199254740993n, n: 0.5 }, '{"big":9007199254740993,"n":0.5}'],
+  ])('keeps 64-bit integers exact: %s', (_name, value, text) => {
+    expect(toJsonText(value)).toBe(text);
+  });
+
+  it.each([
+    ['object', { a: 1, b: [1.5, 'x', null], c: { d: true } }],
+    ['string', 'a"b'],
+    ['number', 0.1],
+    ['null', null],
+    ['a member undefined', { a: undefined, b: 1 }],
+    ['a date', { at: new Date(0) }],
+  ])('without bigints equals JSON.stringify: %s', (_name, value) => {
+    expect(toJsonText(value)).toBe(JSON.stringify(value));
+  });
+
+  it('a parsed body with 64-bit integers comes back as it was sent', () => {
+    const text = '{"a":[9223372036854775807,1,{"b":-9223372036854775808}],"c":"12345678901234567890"}';
+    expect(toJsonText(parseJson(text))).toBe(text);
   });
 });
