@@ -6,7 +6,7 @@
 // postgres,embedded; default both), BENCH_FSYNC (off|on, default off: the throwaway cluster's durability),
 // DATABASE_URL (use this PostgreSQL instead of a throwaway one).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,7 +16,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { CREATE_BODY, OTHER_PROJECT, OTP_JSON, PROJECT, SEED_COUNT, seed } from './payloads.mjs';
 import { MALLOC_ENV } from '../scripts/malloc-env.mjs';
-import { isMainModule, outputFile } from './service.mjs';
+import { cpuMs, cpuMsBetween, cpuSnapshot, isMainModule, outputFile } from './service.mjs';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH_DIR);
@@ -422,48 +422,15 @@ function rssMb(pid) {
   }
 }
 
-/** Clock ticks per second of /proc's CPU times. */
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-/** `/proc/<pid>/stat`'s fields after the command name: [state, ppid, …]; undefined once the process is gone. */
-function procStat(pid) {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return text.slice(text.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU time (user + system, ms) of a process; with `children`, also of its children it has waited for. */
-function cpuMs(pid, children = false) {
-  const f = procStat(pid);
-  if (!f) return undefined;
-  // Fields 14-17 of stat (utime, stime, cutime, cstime) are 11-14 here.
-  const ticks = Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0);
-  return (ticks * 1000) / CLOCK_TICKS;
-}
-
-/**
- * CPU time (ms) of the throwaway PostgreSQL: the postmaster with the backends it has reaped, and its
- * live children (backends, checkpointer, WAL writer, autovacuum). Undefined without the throwaway cluster.
- */
-function postgresCpuMs() {
+/** The throwaway PostgreSQL's CPU times (`cpuSnapshot` of its postmaster); undefined without the throwaway cluster. */
+function postgresCpu() {
   const dataDir = cleanup.postgres?.dataDir;
   if (!dataDir) return undefined;
-  let postmaster;
   try {
-    postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return cpuSnapshot(Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]));
   } catch {
     return undefined;
   }
-  let total = cpuMs(postmaster, true) ?? 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const f = procStat(entry);
-    if (f && Number(f[1]) === postmaster) total += cpuMs(entry) ?? 0;
-  }
-  return total;
 }
 
 /** One autocannon run; `onLatency(ms)`, when given, hears every response's latency (autocannon's summary has no p95). */
@@ -510,15 +477,16 @@ async function measure(server, scenario, data, bearer) {
     maxRss = Math.max(maxRss, rssMb(server.child.pid) ?? 0);
   }, 500);
   const serverCpu = cpuMs(server.child.pid);
-  const databaseCpu = postgresCpuMs();
+  const databaseCpu = postgresCpu();
   let result;
   try {
     result = await cannon(server, scenario, data, bearer, DURATION);
   } finally {
     clearInterval(sampler);
   }
-  const perRequest = (before, after) =>
-    before === undefined || after === undefined || result.requests.total === 0 ? undefined : round(((after - before) * 1000) / result.requests.total, 0);
+  const perRequest = (ms) => (ms === undefined || result.requests.total === 0 ? undefined : round((ms * 1000) / result.requests.total, 0));
+  const serverCpuAfter = cpuMs(server.child.pid);
+  const databaseCpuAfter = postgresCpu();
   const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]));
   const run = {
     reqPerSec: result.requests.average,
@@ -532,8 +500,8 @@ async function measure(server, scenario, data, bearer) {
     statusCodes,
     maxRssMb: round(maxRss, 1),
     // CPU time per request in the measured window (the load generator, in this process, is not counted).
-    serverCpuUs: perRequest(serverCpu, cpuMs(server.child.pid)),
-    databaseCpuUs: perRequest(databaseCpu, postgresCpuMs()),
+    serverCpuUs: perRequest(serverCpu === undefined || serverCpuAfter === undefined ? undefined : serverCpuAfter - serverCpu),
+    databaseCpuUs: perRequest(databaseCpu && databaseCpuAfter ? cpuMsBetween(databaseCpu, databaseCpuAfter) : undefined),
   };
   log(
     `  ${scenario.padEnd(6)} ${server.name.padEnd(8)} ${fmt(run.reqPerSec).padStart(8)} req/s  p50 ${run.p50Ms} ms  p99 ${run.p99Ms} ms  ` +

@@ -1,7 +1,7 @@
 // Shared by the endpoint benchmarks: start the built service on a free port with a bootstrap client,
 // wait until it is ready, and get a token for that client.
-import { spawn } from 'node:child_process';
-import { closeSync, fstatSync, mkdtempSync, openSync, readSync, realpathSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { MALLOC_ENV } from '../scripts/malloc-env.mjs';
 import { createServer } from 'node:net';
@@ -14,6 +14,56 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 /** Whether the module at `moduleUrl` (its import.meta.url) is the script node was started with, not an import. */
 export function isMainModule(moduleUrl) {
   return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(moduleUrl);
+}
+
+/** Clock ticks per second of /proc's CPU times. */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** `/proc/<pid>/stat`'s fields after the command name: [state, ppid, …]; undefined once the process is gone. */
+export function procStat(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system, ms) of a process; with `children`, also of its children it has waited for. */
+export function cpuMs(pid, children = false) {
+  const f = procStat(pid);
+  if (!f) return undefined;
+  // Fields 14-17 of stat (utime, stime, cutime, cstime) are 11-14 here.
+  const ticks = Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
+/**
+ * The CPU times of a process and of its children (a PostgreSQL postmaster: the whole server), for
+ * `cpuMsBetween`. Undefined once the process is gone.
+ */
+export function cpuSnapshot(pid) {
+  const own = cpuMs(pid, true);
+  if (own === undefined) return undefined;
+  const children = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const f = procStat(entry);
+    if (f && Number(f[1]) === Number(pid)) children.set(entry, cpuMs(entry) ?? 0);
+  }
+  return { own, children };
+}
+
+/**
+ * CPU time (ms) a process and its children spent between two snapshots. A child that exits is added to its
+ * parent's time whole when it is reaped, so one that ran before the first snapshot and exited before the
+ * second (an idle pool connection closed, say) counts only for what it spent after the first.
+ */
+export function cpuMsBetween(before, after) {
+  let total = after.own - before.own;
+  for (const [pid, ms] of after.children) total += ms - (before.children.get(pid) ?? 0);
+  for (const [pid, ms] of before.children) if (!after.children.has(pid)) total -= ms;
+  return total;
 }
 
 export function freePort() {

@@ -18,7 +18,9 @@
 //                  kind of receiver (service ≥ 0.5 of the baseline).
 //   3. write path  autocannon creates (SUBS_BENCH_CONNECTIONS = 32 connections, SUBS_BENCH_CREATE_SECONDS = 10 s
 //                  per run) with 0 subscriptions and with 3 (`changes`, to a receiver answering 204), A B A B on
-//                  the same service after SUBS_BENCH_WARMUP (2) s of warm-up: req/s and the drop (≤ 10 %).
+//                  the same service after SUBS_BENCH_WARMUP (2) s of warm-up: req/s and the drop (≤ 10 %), and
+//                  per create the CPU time of the server, of PostgreSQL (when it runs on this machine) and of the
+//                  receiver (from /proc), to tell where the subscriptions' cost lies.
 //
 // How the backlog of (2) is made. The dispatcher queues new messages only for subscriptions that exist
 // (a new subscription starts with the writes after it), and retries a refused notification with back-off,
@@ -44,7 +46,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { CREATE_BODY } from './payloads.mjs';
-import { fetchToken, startService } from './service.mjs';
+import { cpuMs, cpuMsBetween, cpuSnapshot, fetchToken, procStat, startService } from './service.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROLE = process.env.SUBS_BENCH_ROLE;
@@ -426,7 +428,20 @@ function createRun(service, token, seconds) {
   });
 }
 
-async function measureWritePath(service, token, client) {
+/** The PID of the postmaster of the PostgreSQL at `databaseUrl` (the parent of a backend), if it runs on this machine. */
+async function postmasterOf(databaseUrl) {
+  const probe = new pg.Client({ connectionString: databaseUrl });
+  await probe.connect();
+  try {
+    const { rows } = await probe.query('SELECT pg_backend_pid() AS pid');
+    const ppid = procStat(rows[0].pid)?.[1];
+    return ppid === undefined ? undefined : Number(ppid);
+  } finally {
+    await probe.end();
+  }
+}
+
+async function measureWritePath(service, token, client, postmaster) {
   const receiverChild = await startChild('receiver');
   const { url } = await nextMessage(receiverChild, 10_000);
   const received = async () => {
@@ -442,12 +457,27 @@ async function measureWritePath(service, token, client) {
       for (let i = 1; i <= subscriptions; i++) subs.push(await client.subscribe(`${url}/s${i}`));
       const before = await received();
       log(`write path: ${CREATE_SECONDS} s of creates, ${CONNECTIONS} connections, ${subscriptions} subscriptions`);
+      // CPU time of the server, of PostgreSQL (all of it: other databases idle meanwhile) and of the receiver.
+      const cpu = () => ({ server: cpuMs(service.child.pid), database: postmaster && cpuSnapshot(postmaster), receiver: cpuMs(receiverChild.pid) });
+      const cpuBefore = cpu();
       const result = await createRun(service, token, CREATE_SECONDS);
+      const cpuAfter = cpu();
+      const perCreate = (ms) => (ms === undefined || Number.isNaN(ms) || result.requests.total === 0 ? undefined : Math.round((ms * 1000) / result.requests.total));
+      const serverCpuUs = perCreate(cpuAfter.server - cpuBefore.server);
+      const databaseCpuUs = perCreate(cpuBefore.database && cpuAfter.database ? cpuMsBetween(cpuBefore.database, cpuAfter.database) : undefined);
+      const receiverCpuUs = perCreate(cpuAfter.receiver - cpuBefore.receiver);
       const notifications = (await received()) - before;
       for (const sub of subs) await client.unsubscribe(sub);
       const bad = result.non2xx + result.errors + result.timeouts;
       if (bad > 0) log(`write path: ${bad} non-2xx answers or errors in the run with ${subscriptions} subscriptions`);
-      runs.push({ subscriptions, perSecond: result.requests.average, p99Ms: result.latency.p99, failed: bad, notificationsDuring: notifications });
+      runs.push({
+        subscriptions,
+        perSecond: result.requests.average,
+        p99Ms: result.latency.p99,
+        failed: bad,
+        notificationsDuring: notifications,
+        cpuPerCreateUs: { server: serverCpuUs, database: databaseCpuUs, receiver: receiverCpuUs },
+      });
       await sleep(1000);
     }
     const mean = (n) => runs.filter((r) => r.subscriptions === n).reduce((sum, r) => sum + r.perSecond, 0) / 2;
@@ -538,11 +568,12 @@ async function main() {
       `   ratio ${ratio.toFixed(2)}   (goals: ≥ ${GOALS.ratio} of the baseline → ${verdict(ratio >= GOALS.ratio)}; ≥ ${GOALS.perSecond} notifications/s → ${verdict(throughput.service.perSecond >= GOALS.perSecond)})`,
     );
 
-    const writePath = await measureWritePath(service, token, client);
+    const writePath = await measureWritePath(service, token, client, await postmasterOf(databaseUrl));
     console.log(`\n3. write path, POST /${PROJECT}/resource (~1 KB, no key), ${CONNECTIONS} connections, ${CREATE_SECONDS} s per run, A B A B:`);
     for (const run of writePath.runs) {
       console.log(
         `   ${run.subscriptions} subscriptions  ${Math.round(run.perSecond).toString().padStart(6)} req/s   p99 ${run.p99Ms} ms   ${run.failed} failed` +
+          `   CPU per create: server ${run.cpuPerCreateUs.server ?? '-'} µs, PostgreSQL ${run.cpuPerCreateUs.database ?? '-'} µs, receiver ${run.cpuPerCreateUs.receiver ?? '-'} µs` +
           (run.subscriptions ? `   ${run.notificationsDuring} notifications received during the run` : ''),
       );
     }
