@@ -50,7 +50,7 @@ describe('SUBSCRIPTION_* settings', () => {
       destinationHosts: [],
       deliveryTimeoutMs: 10_000,
       pollIntervalMs: 100,
-      sweepIntervalMs: 5_000,
+      sweepIntervalMs: 60_000,
       lookbackMs: 60_000,
       retryBaseMs: 1_000,
       retryMaxMs: 600_000,

@@ -7,6 +7,11 @@ import type { FailureKind } from './delivery-error.js';
 
 const TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${TIMESTAMP})`;
+/**
+ * Taken off the horizon (lockPosition): `created_at` keeps milliseconds (rounded), and a statement's start
+ * time is taken a moment before the backend shows it.
+ */
+const HORIZON_MARGIN_MS = 50;
 
 /**
  * Turns the change log into notifications (CONTRACT.md §12), one statement: the resources of subscribed
@@ -21,17 +26,15 @@ const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${TIMESTA
  * Message notifications: the message as GET /messages/{id} shows it, with `notificationType` and
  * `projectKey` first; ordinal 2 × sequence number. Change notifications: one per write (the messages
  * sharing a `change_id`), after the write's messages (ordinal 2 × its last sequence number + 1).
- * The queue's primary key makes a repeat a no-op. Answers the newest `created_at` seen.
+ * The queue's primary key makes a repeat a no-op. Answers how many notifications it queued.
  */
 const FAN_OUT = `
 WITH found AS (
-  SELECT w.project_key, w.resource_id, max(w.created_at) AS seen
-  FROM (SELECT m.project_key, m.resource_id, m.created_at FROM message m
-        WHERE m.created_at >= $1 AND m.project_key IN (SELECT s.project_key FROM subscription s)
-        UNION ALL
-        SELECT m.project_key, m.resource_id, m.created_at FROM message m
-        WHERE m.created_at >= $2 AND m.created_at < $3 AND m.project_key IN (SELECT s.project_key FROM subscription s)) w
-  GROUP BY w.project_key, w.resource_id
+  SELECT DISTINCT sp.project_key, w.resource_id
+  FROM (SELECT DISTINCT s.project_key FROM subscription s) sp
+  CROSS JOIN LATERAL (SELECT m.resource_id FROM message m WHERE m.project_key = sp.project_key AND m.created_at >= $1
+                      UNION ALL
+                      SELECT m.resource_id FROM message m WHERE m.project_key = sp.project_key AND m.created_at >= $2 AND m.created_at < $3) w
 ), fresh AS MATERIALIZED (
   SELECT s.id AS sub_id, s.messages AS sub_messages, s.changes AS sub_changes, m.*
   FROM found f
@@ -79,8 +82,7 @@ WITH found AS (
   ON CONFLICT (subscription_id, resource_id) DO UPDATE SET last_sequence = greatest(subscription_progress.last_sequence, excluded.last_sequence)
   RETURNING 1
 )
-SELECT (SELECT max(seen) FROM found) AS seen,
-       ((SELECT count(*) FROM queued_messages) + (SELECT count(*) FROM queued_changes))::integer AS queued`;
+SELECT ((SELECT count(*) FROM queued_messages) + (SELECT count(*) FROM queued_changes))::integer AS queued`;
 
 /**
  * Claims the first notification of up to `$1` streams that are due: a stream's later rows are never
@@ -117,6 +119,8 @@ export interface ClaimedNotification extends QueuedNotification {
 
 export interface DispatchPosition {
   scannedTo: Date;
+  /** Where the next scan may start: no message older than this can still become visible (see lockPosition). */
+  horizon: Date;
   sweepFrom: Date | null;
   sweepBegins: boolean;
 }
@@ -139,36 +143,47 @@ export class NotificationQueueRepository {
    * `sweepFrom`: where this round's slice of the sweep starts: the cursor of the pass under way, or, when
    * none is and the last began `sweepIntervalMs` ago or more, `lookbackMs` before now (a pass begins:
    * `sweepBegins`); null: no slice this round.
+   *
+   * `horizon`: the start of the oldest transaction of this database still running (other than this one),
+   * or now, less HORIZON_MARGIN_MS, and never more than `lookbackMs` ago. A write stamps its messages with
+   * its transaction's start (`now()`), so a message older than the horizon was committed (or rolled back)
+   * before this statement, and any later statement of this transaction sees it. Read here, before the scan's
+   * own snapshot. `query_start` counts too: a statement's start time is taken just before its transaction
+   * shows its `xact_start`. Backends of other roles are not shown without `pg_read_all_stats`; they do not
+   * write messages (the server processes connect as one role), and the sweep still covers them.
    */
   async lockPosition(client: PoolClient, sweepIntervalMs: number, lookbackMs: number): Promise<DispatchPosition | undefined> {
     const { rows } = await client.query<DispatchPosition>(
       `SELECT scanned_to AS "scannedTo",
+              greatest(now() - make_interval(secs => $2),
+                       least(statement_timestamp(),
+                             (SELECT min(least(a.xact_start, a.query_start)) FROM pg_stat_activity a
+                              WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
+                                AND a.backend_type = 'client backend' AND (a.xact_start IS NOT NULL OR a.state = 'active')))
+                       - make_interval(secs => $3)) AS horizon,
               coalesce(sweep_cursor, CASE WHEN swept_at <= now() - make_interval(secs => $1) THEN now() - make_interval(secs => $2) END) AS "sweepFrom",
               sweep_cursor IS NULL AND swept_at <= now() - make_interval(secs => $1) AS "sweepBegins"
        FROM subscription_dispatch WHERE id = 1 FOR UPDATE SKIP LOCKED`,
-      [sweepIntervalMs / 1000, lookbackMs / 1000],
+      [sweepIntervalMs / 1000, lookbackMs / 1000, HORIZON_MARGIN_MS / 1000],
     );
     return rows[0];
   }
 
   /** Queues the messages since `from` and those of the sweep's slice `[slice.from, slice.to)` when given. */
-  async fanOut(client: PoolClient, from: Date, slice: { from: Date; to: Date } | undefined): Promise<{ seen: Date | null; queued: number }> {
-    return (await client.query<{ seen: Date | null; queued: number }>(FAN_OUT, [from, slice?.from ?? null, slice?.to ?? null])).rows[0];
+  async fanOut(client: PoolClient, from: Date, slice: { from: Date; to: Date } | undefined): Promise<number> {
+    return (await client.query<{ queued: number }>(FAN_OUT, [from, slice?.from ?? null, slice?.to ?? null])).rows[0].queued;
   }
 
   /**
-   * Moves the position to the newest message seen, and at least to `lookbackMs` ago: a message older than
-   * that is committed by assumption (see the dispatcher), so a quiet change log does not leave the
-   * position behind for the next scan to catch up with. `sweepCursor`: where the next slice starts (null:
-   * the pass is over); `sweepBegan`: this round began a pass.
+   * Moves the position to the horizon read by lockPosition (never back). `sweepCursor`: where the next
+   * slice starts (null: the pass is over); `sweepBegan`: this round began a pass.
    */
-  async savePosition(client: PoolClient, seen: Date | null, sweepCursor: Date | null, sweepBegan: boolean, lookbackMs: number): Promise<void> {
+  async savePosition(client: PoolClient, horizon: Date, sweepCursor: Date | null, sweepBegan: boolean): Promise<void> {
     await client.query(
       `UPDATE subscription_dispatch
-       SET scanned_to = greatest(scanned_to, coalesce($1, scanned_to), now() - make_interval(secs => $4)),
-           sweep_cursor = $2, swept_at = CASE WHEN $3 THEN now() ELSE swept_at END
+       SET scanned_to = greatest(scanned_to, $1), sweep_cursor = $2, swept_at = CASE WHEN $3 THEN now() ELSE swept_at END
        WHERE id = 1`,
-      [seen, sweepCursor, sweepBegan, lookbackMs / 1000],
+      [horizon, sweepCursor, sweepBegan],
     );
   }
 

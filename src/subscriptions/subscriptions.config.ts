@@ -35,7 +35,7 @@ export const subscriptionsConfig = configSection('subscriptions', (read): Subscr
     destinationHosts: destinationHosts.map((h) => h.toLowerCase()),
     deliveryTimeoutMs: read.int('SUBSCRIPTION_DELIVERY_TIMEOUT_MS', 10_000, 100, 60_000),
     pollIntervalMs: read.int('SUBSCRIPTION_POLL_INTERVAL_MS', 100, 10, 60_000),
-    sweepIntervalMs: read.int('SUBSCRIPTION_SWEEP_INTERVAL_MS', 5_000, 100, 600_000),
+    sweepIntervalMs: read.int('SUBSCRIPTION_SWEEP_INTERVAL_MS', 60_000, 100, 600_000),
     lookbackMs: read.int('SUBSCRIPTION_LOOKBACK_MS', 60_000, 1_000, 86_400_000),
     retryBaseMs: read.int('SUBSCRIPTION_RETRY_BASE_MS', 1_000, 10, 600_000),
     retryMaxMs: read.int('SUBSCRIPTION_RETRY_MAX_MS', 600_000, 10, 86_400_000),
