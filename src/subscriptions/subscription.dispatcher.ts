@@ -41,7 +41,7 @@ const STATUS_SAVE_INTERVAL_MS = 250;
  *    the scan's snapshot, so the next scan starts there and each message is scanned about once. (It
  *    looked 1 s behind the newest message seen instead, and the sweep passed over the lookback every 5 s:
  *    every message was scanned about 23 times, and at 250 creates/s with three subscriptions that
- *    statement took 16–20 ms a round, PostgreSQL's largest cost after the writes.)
+ *    statement took 20–45 ms a round, PostgreSQL's largest cost after the writes.)
  *
  *    *The sweep* looks `SUBSCRIPTION_LOOKBACK_MS` (60 s) back, longer than any write may take to commit (a
  *    write is one statement, bounded by the statement timeout, 10 s by default), for what the horizon
