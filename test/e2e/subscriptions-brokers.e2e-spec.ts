@@ -7,7 +7,7 @@ import { MESSAGE_JSON } from '../../src/query-language/message.catalogue.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { expectErrorEnvelope as expectError } from '../support/expect-error.js';
 import { draft } from '../support/fixtures.js';
-import { sleep } from '../support/timing.js';
+import { until } from '../support/timing.js';
 
 /*
  * Delivery to RabbitMQ and NATS JetStream (CONTRACT.md §12), against the machine's real brokers
@@ -43,15 +43,6 @@ describe('subscription delivery to brokers', () => {
   });
   afterAll(() => t.close());
 
-  async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await sleep(50);
-    }
-  }
   async function createResource(): Promise<any> {
     const res = await t.http.post(`/${pk}/resource`).set(writer).send(draft());
     expect(res.status).toBe(201);

@@ -4,7 +4,7 @@ import { DispatchDatabase } from '../../src/database/database.module.js';
 import { MESSAGE_JSON } from '../../src/query-language/message.catalogue.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
-import { sleep } from '../support/timing.js';
+import { sleep, until } from '../support/timing.js';
 import { ReceivedWebhook, verifyStandardWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
 
 /*
@@ -55,16 +55,6 @@ describe('subscription delivery to webhooks', () => {
 
   /** Notifications (not test notifications) that reached `path`. */
   const at = (path: string) => receiver.at(path).filter((r) => (r.json?.data ?? r.json)?.resource?.typeId !== 'subscription');
-
-  async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await sleep(50);
-    }
-  }
 
   const received = (path: string, count: number) => until(`${count} notifications at ${path}`, () => at(path).length >= count && at(path));
 

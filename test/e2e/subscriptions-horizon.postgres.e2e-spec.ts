@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Database } from '../../src/database/database.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
-import { sleep } from '../support/timing.js';
+import { sleep, until } from '../support/timing.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /*
@@ -39,16 +39,6 @@ describe('subscription queuing behind a transaction still running', () => {
   });
 
   const notifications = () => receiver.at('/horizon').map((r) => r.json).filter((json) => json?.notificationType === 'Message');
-
-  async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const value = await probe();
-      if (value) return value;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await sleep(50);
-    }
-  }
 
   const position = async () => (await db.query<{ scannedTo: Date }>('SELECT scanned_to AS "scannedTo" FROM subscription_dispatch WHERE id = 1'))[0].scannedTo;
 
