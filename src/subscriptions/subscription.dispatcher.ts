@@ -68,7 +68,9 @@ const STATUS_SAVE_INTERVAL_MS = 250;
  * embedded database alike, and a stream's next notification is claimed as soon as the previous one
  * was accepted. While no project has a subscription, a poll only asks whether one exists (`subscribed`).
  * LISTEN/NOTIFY would need a NOTIFY in every write (its cost is on the measured path and it serialises
- * commits on a global lock), for a latency the short poll already gives.
+ * commits on a global lock), for a latency the short poll already gives. A wake by this process's own
+ * writes (a poll within 20 ms of a write) halved the median latency but not the tail, and cost the
+ * writes more (bench/README.md, Subscriptions): not kept.
  *
  * Stopping: no new claims; deliveries in flight finish (bounded by the delivery timeout); their
  * outcome and the status are saved.
