@@ -124,6 +124,8 @@ describe('SubscriptionDispatcher polls', () => {
   function polling(sweepIntervalMs: number) {
     const ran: string[] = [];
     let exists = false;
+    /** False: another process holds the queuing turn (queueMessages cannot tell whether subscriptions exist). */
+    let turn = true;
     const queue = {
       anySubscription: async () => (ran.push('any?'), exists),
       claim: async () => (ran.push('claim'), []),
@@ -135,8 +137,13 @@ describe('SubscriptionDispatcher polls', () => {
     const metrics = { pending: () => undefined } as unknown as SubscriptionMetrics;
     const config = { concurrency: 2, deliveryTimeoutMs: 10_000, pollIntervalMs: 60_000, lookbackMs: 60_000, sweepIntervalMs, retryBaseMs: 1_000, retryMaxMs: 60_000, cloudEventsNamespace: 'ns' } as SubscriptionsConfig;
     const dispatcher = new SubscriptionDispatcher(queue, {} as DestinationClient, metrics, config, { messagesRetentionDays: 15 } as ChangeLogConfig);
-    const internals = dispatcher as unknown as { run(): void; round?: Promise<void>; pollWanted: boolean; queueMessages(): Promise<number> };
-    internals.queueMessages = async () => (ran.push('queue'), 0);
+    const internals = dispatcher as unknown as {
+      run(): void;
+      round?: Promise<void>;
+      pollWanted: boolean;
+      queueMessages(): Promise<{ queued: number; subscribed?: boolean }>;
+    };
+    internals.queueMessages = async () => (ran.push('queue'), { queued: 0, subscribed: turn ? exists : undefined });
     const poll = async () => {
       ran.length = 0;
       internals.pollWanted = true;
@@ -144,29 +151,40 @@ describe('SubscriptionDispatcher polls', () => {
       await internals.round;
       return [...ran];
     };
-    return { poll, subscribe: () => (exists = true), unsubscribe: () => (exists = false) };
+    return { poll, subscribe: () => (exists = true), unsubscribe: () => (exists = false), turnElsewhere: () => (turn = false) };
   }
 
   it('without any subscription asks only that, and queues (moving the position) once per sweep interval', async () => {
     const t = polling(60_000);
-    expect(await t.poll()).toEqual(['any?', 'queue']);
+    // At start it assumes a subscription: the queuing statement answers there is none.
+    expect(await t.poll()).toEqual(['queue']);
     expect(await t.poll()).toEqual(['any?']);
     expect(await t.poll()).toEqual(['any?']);
   });
 
-  it('with a subscription queues and claims at every poll, and stops when the last one goes', async () => {
+  it('with a subscription queues and claims at every poll without asking first, and stops when the last one goes', async () => {
     const t = polling(60_000);
     await t.poll();
     t.subscribe();
     expect(await t.poll()).toEqual(['any?', 'queue', 'claim']);
-    expect(await t.poll()).toEqual(['any?', 'queue', 'claim']);
+    expect(await t.poll()).toEqual(['queue', 'claim']);
     t.unsubscribe();
+    expect(await t.poll()).toEqual(['queue']);
     expect(await t.poll()).toEqual(['any?']);
+  });
+
+  it('asks whether subscriptions exist when another process held the queuing turn', async () => {
+    const t = polling(60_000);
+    t.subscribe();
+    t.turnElsewhere();
+    expect(await t.poll()).toEqual(['queue', 'any?', 'claim']);
+    t.unsubscribe();
+    expect(await t.poll()).toEqual(['queue', 'any?']);
   });
 
   it('queues again once a sweep interval has passed without subscriptions', async () => {
     const t = polling(30);
-    expect(await t.poll()).toEqual(['any?', 'queue']);
+    expect(await t.poll()).toEqual(['queue']);
     expect(await t.poll()).toEqual(['any?']);
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(await t.poll()).toEqual(['any?', 'queue']);
