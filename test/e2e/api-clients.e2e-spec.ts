@@ -7,7 +7,7 @@ import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support
 import { draft } from '../support/fixtures.js';
 import { errorCode, expectErrorEnvelope as expectError } from '../support/expect-error.js';
 import { basic } from '../support/auth.js';
-import { sleep } from '../support/timing.js';
+import { awayFromMinuteBoundary, sleep } from '../support/timing.js';
 
 /*
  * /{projectKey}/api-clients, the bootstrap and demo clients, deletion and rate limits
@@ -339,12 +339,6 @@ describe('demo client', () => {
 });
 
 describe('rate limit (RATE_LIMIT_PER_MINUTE)', () => {
-  /** Keeps the requests of one check inside one clock minute (a fixed window must not reset mid-check). */
-  async function awayFromMinuteBoundary(): Promise<void> {
-    const into = Date.now() % 60_000;
-    if (into > 50_000) await sleep(60_000 - into + 200);
-  }
-
   describe('with RATE_LIMIT_PER_MINUTE=5', () => {
     let t: TestApp;
     beforeAll(async () => {

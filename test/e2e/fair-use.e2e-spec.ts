@@ -12,7 +12,7 @@ import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support
 import { draft } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
 import { png } from '../support/image-bytes.js';
-import { sleep } from '../support/timing.js';
+import { awayFromMinuteBoundary, sleep } from '../support/timing.js';
 import { basic } from '../support/auth.js';
 import { createApiClient, listenOnFreePort } from '../support/listening-app.js';
 
@@ -206,6 +206,7 @@ describe('fair use and hardening', () => {
 
     it(`past ${TOKEN_LIMIT} requests a minute for one client id → 429 TooManyRequests with Retry-After, from any address and even with the right secret`, async () => {
       const client = await createApiClient(t, 'view_test', uniqueProjectKey('limited'));
+      await awayFromMinuteBoundary();
       for (let i = 0; i < TOKEN_LIMIT; i++) expect((await token(client.id, 'wrong-secret', newAddress())).status).toBe(401);
       const refused = await token(client.id, client.secret, newAddress());
       expectErrorEnvelope(refused, 429, 'TooManyRequests');
@@ -216,6 +217,7 @@ describe('fair use and hardening', () => {
 
     it(`past ${TOKEN_LIMIT} requests a minute from one address → 429, whichever client ids it names; other addresses are served`, async () => {
       const address = newAddress();
+      await awayFromMinuteBoundary();
       for (let i = 0; i < TOKEN_LIMIT; i++) expect((await token(`nobody-${i}`, 'wrong-secret', address)).status).toBe(401);
       const refused = await token('nobody-else', 'wrong-secret', address);
       expectErrorEnvelope(refused, 429, 'TooManyRequests');

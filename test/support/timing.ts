@@ -12,3 +12,12 @@ export async function until<T>(what: string, probe: () => T | undefined | false 
     await sleep(50);
   }
 }
+
+/**
+ * Waits for the next clock minute when less than 10 s of this one is left: a fixed one-minute window
+ * (src/auth/rate-limiter.ts) must not reset in the middle of a check that counts requests against it.
+ */
+export async function awayFromMinuteBoundary(): Promise<void> {
+  const into = Date.now() % 60_000;
+  if (into > 50_000) await sleep(60_000 - into + 200);
+}
