@@ -234,6 +234,26 @@ async function startBaseline(databaseUrl, name = 'baseline') {
   return { name, child, port, url: `http://127.0.0.1:${port}`, readyMs };
 }
 
+/** VACUUM of each database, then a CHECKPOINT (see runScenarios). */
+async function settleDatabases(urls) {
+  for (const url of urls) {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query('VACUUM');
+    } finally {
+      await client.end();
+    }
+  }
+  const client = new pg.Client({ connectionString: urls[0] });
+  await client.connect();
+  try {
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * The plain baseline's database: the service's migrations, then without the search trigger, so a
  * write stores the resource row and its own indexes alone (the limit a write of this row can reach).
@@ -526,13 +546,21 @@ async function sampleFailure(server, scenario, data, bearer) {
 }
 
 /** Per scenario: the servers alternate, A B A B (or A A with one server). */
-async function runScenarios(servers, data, bearer, rounds = 2) {
+/**
+ * `settle`, when given, runs before each measured run, outside its window: on the throwaway PostgreSQL it
+ * vacuums the databases and checkpoints, so that no run pays for the dead rows, pending index entries and
+ * dirty pages of the run before it (a server that writes faster leaves more of them to the next).
+ */
+async function runScenarios(servers, data, bearer, rounds = 2, settle = async () => {}) {
   const results = {};
   for (const scenario of SCENARIOS) {
     const loaded = servers.filter((s) => !s.scenarios || s.scenarios.has(scenario));
     results[scenario] = Object.fromEntries(loaded.map((s) => [s.name, { runs: [] }]));
     for (let round = 0; round < rounds; round++) {
-      for (const server of loaded) results[scenario][server.name].runs.push(await measure(server, scenario, server.data ?? data, bearer));
+      for (const server of loaded) {
+        await settle();
+        results[scenario][server.name].runs.push(await measure(server, scenario, server.data ?? data, bearer));
+      }
     }
     for (const server of loaded) summarize(results[scenario][server.name]);
   }
@@ -600,13 +628,14 @@ async function postgresMode() {
     log(`baseline ready in ${Math.round(baseline.readyMs)} ms (pid ${baseline.child.pid})`);
     if (!external && SCENARIOS.some((s) => PLAIN_SCENARIOS.has(s))) {
       const plainDb = await preparePlainDatabase(databaseUrl);
-      plain = { ...(await startBaseline(plainDb.url, 'plain')), scenarios: PLAIN_SCENARIOS, data: plainDb.data };
+      plain = { ...(await startBaseline(plainDb.url, 'plain')), scenarios: PLAIN_SCENARIOS, data: plainDb.data, databaseUrl: plainDb.url };
       log(`plain baseline ready (database ${PLAIN_DATABASE}, no search trigger, pid ${plain.child.pid})`);
     }
     const bearer = await token(service.url, CLIENT_ID, CLIENT_SECRET);
     const data = { ids: seeded.ids, versions: seeded.versions, cursor: 0 };
     result.smokeDeviations = [...(await smokeTest(service, data, bearer)), ...(await smokeTest(baseline, data, bearer))];
-    result.scenarios = await runScenarios([service, baseline, ...(plain ? [plain] : [])], data, bearer);
+    const settle = external ? undefined : () => settleDatabases([databaseUrl, ...(plain ? [plain.databaseUrl] : [])]);
+    result.scenarios = await runScenarios([service, baseline, ...(plain ? [plain] : [])], data, bearer, 2, settle);
     for (const [scenario, entry] of Object.entries(result.scenarios)) {
       entry.ratio = round(entry.service.reqPerSec / entry.baseline.reqPerSec, 3);
       entry.target = TARGETS[scenario].min;

@@ -51,6 +51,7 @@ export class ResourceService {
    */
   async createOrReplace(projectKey: string, draft: ObjectTestTypeDraftDto, by: Principal): Promise<WrittenResource> {
     const input = { ...upsertInput(draft), ownerCustomerId: by.customerOnly ? by.customerId : undefined };
+    if (input.key === undefined) return this.resources.create(projectKey, input, by);
     let version: number | undefined;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const written = await this.resources.upsert(projectKey, input, by);
