@@ -348,4 +348,20 @@ describe('Coalescer', () => {
     await flush();
     await expect(round(['d', 'e', 'f'])).resolves.toEqual(['d:p', 'e:p', 'f:p']);
   });
+
+  it('refuses an item that waited past maxWaitMs when a batch is taken, and runs the others', async () => {
+    const busy = new Error('busy');
+    const { coalescer, calls } = setup({ inFlight: 1, maxWaitMs: 20, expired: () => busy });
+    const blocker = coalescer.submit('p', item('blocker'));
+    const old = coalescer.submit('p', item('old'));
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    const fresh = coalescer.submit('p', item('fresh'));
+    calls[0].succeed();
+    await expect(blocker).resolves.toBe('blocker:p');
+    await expect(old).rejects.toBe(busy);
+    await flush();
+    expect(calls.map((c) => c.names)).toEqual([['blocker'], ['fresh']]);
+    calls[1].succeed();
+    await expect(fresh).resolves.toBe('fresh:p');
+  });
 });

@@ -1,6 +1,8 @@
 /** One submitted item and the promise of its own outcome. */
 interface Pending<I, O> {
   item: I;
+  /** When it was submitted (performance.now()). */
+  at: number;
   resolve: (outcome: O) => void;
   reject: (error: unknown) => void;
 }
@@ -24,6 +26,12 @@ export interface CoalescerOptions<I, O> {
   run: (key: string, items: I[]) => Promise<(O | Error)[]>;
   /** Whether a batch that failed with `error` is run again item by item, so that one item cannot fail the others. */
   retryAlone: (error: unknown) => boolean;
+  /**
+   * An item that has waited this long when a batch is taken is refused with `expired()` instead of
+   * running: an overload answers rather than piling up.
+   */
+  maxWaitMs?: number;
+  expired?: () => unknown;
 }
 
 /**
@@ -46,12 +54,13 @@ export class Coalescer<I, O> {
         lane = { running: 0, queue: [] };
         this.lanes.set(key, lane);
       }
-      lane.queue.push({ item, resolve, reject });
+      lane.queue.push({ item, at: performance.now(), resolve, reject });
       this.pump(key, lane);
     });
   }
 
   private pump(key: string, lane: Lane<I, O>): void {
+    this.refuseExpired(lane);
     while (lane.running < this.options.inFlight && lane.queue.length > 0) {
       const batch = this.take(lane);
       lane.running++;
@@ -61,6 +70,16 @@ export class Coalescer<I, O> {
         else if (lane.running === 0) this.lanes.delete(key);
       });
     }
+  }
+
+  private refuseExpired(lane: Lane<I, O>): void {
+    const { maxWaitMs, expired } = this.options;
+    if (maxWaitMs === undefined || !expired) return;
+    const since = performance.now() - maxWaitMs;
+    // The queue is in arrival order: the expired are at its head.
+    let count = 0;
+    while (count < lane.queue.length && lane.queue[count].at <= since) count++;
+    for (const p of lane.queue.splice(0, count)) p.reject(expired());
   }
 
   private take(lane: Lane<I, O>): Pending<I, O>[] {

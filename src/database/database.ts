@@ -93,7 +93,7 @@ export class Database implements Queryable {
 }
 
 /** 503: the project's statements have used its share of the pool for longer than PROJECT_WAIT_MS. */
-function projectBusy(): DomainError {
+export function projectBusy(): DomainError {
   return Object.assign(
     DomainError.of(ErrorCode.ServiceUnavailable, 'This project has too many requests in progress; retry shortly.'),
     { headers: { 'Retry-After': '5' } },

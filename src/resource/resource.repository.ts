@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Database, Statement } from '../database/database.js';
+import { Database, PROJECT_WAIT_MS, projectBusy, Statement } from '../database/database.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { isDatabaseUnavailable, isStatementTimeout, isUniqueViolation } from '../common/database-errors.js';
@@ -331,6 +331,8 @@ export class ResourceRepository {
     weigh: (r) => r.document.length,
     run: (projectKey, resources) => this.createMany(projectKey, resources),
     retryAlone: alone,
+    maxWaitMs: PROJECT_WAIT_MS,
+    expired: projectBusy,
   });
 
   /** Concurrent updates, written together per project like creates; two of one resource never share a statement. */
@@ -342,6 +344,8 @@ export class ResourceRepository {
     identify: (u) => u.id,
     run: (projectKey, updates) => this.updateMany(projectKey, updates),
     retryAlone: alone,
+    maxWaitMs: PROJECT_WAIT_MS,
+    expired: projectBusy,
   });
 
   constructor(private readonly db: Database) {}
