@@ -351,7 +351,7 @@ describe('Coalescer', () => {
 
   it('refuses an item that waited past maxWaitMs when a batch is taken, and runs the others', async () => {
     const busy = new Error('busy');
-    const { coalescer, calls } = setup({ inFlight: 1, maxWaitMs: 20, expired: () => busy });
+    const { coalescer, calls, lanes } = setup({ inFlight: 1, maxWaitMs: 20, expired: () => busy });
     const blocker = coalescer.submit('p', item('blocker'));
     const old = coalescer.submit('p', item('old'));
     await new Promise((resolve) => setTimeout(resolve, 40));
@@ -363,5 +363,20 @@ describe('Coalescer', () => {
     expect(calls.map((c) => c.names)).toEqual([['blocker'], ['fresh']]);
     calls[1].succeed();
     await expect(fresh).resolves.toBe('fresh:p');
+    await flush();
+    expect(lanes().size).toBe(0);
+  });
+
+  it('forgets a key whose last waiting item expired', async () => {
+    const busy = new Error('busy');
+    const { coalescer, calls, lanes } = setup({ inFlight: 1, maxWaitMs: 20, expired: () => busy });
+    const blocker = coalescer.submit('p', item('blocker'));
+    const old = coalescer.submit('p', item('old'));
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    calls[0].succeed();
+    await expect(blocker).resolves.toBe('blocker:p');
+    await expect(old).rejects.toBe(busy);
+    await flush();
+    expect(lanes().size).toBe(0);
   });
 });

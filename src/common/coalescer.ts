@@ -67,7 +67,7 @@ export class Coalescer<I, O> {
       void this.runBatch(key, batch).finally(() => {
         lane.running--;
         if (lane.queue.length > 0) this.pump(key, lane);
-        else if (lane.running === 0) this.lanes.delete(key);
+        if (lane.running === 0 && lane.queue.length === 0) this.lanes.delete(key);
       });
     }
   }
