@@ -1,6 +1,7 @@
 import type { Response } from 'supertest';
 import { Database, type Statement } from '../../src/database/database.js';
 import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { mapLimit } from '../support/map-limit.js';
 import { arrays, draft, INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
 import { resourcePath } from '../support/resources.js';
 import { basic } from '../support/auth.js';
@@ -44,21 +45,6 @@ interface Sent {
   /** The value of `arrayOfIntExample[0]` as written in the body (a 64-bit integer stays text). */
   firstInt: string;
   res?: Response;
-}
-
-/** Runs `task` over `items` with at most `limit` at once, answers in the items' order. */
-async function mapLimit<T, R>(items: T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await task(items[i], i);
-      }
-    }),
-  );
-  return results;
 }
 
 /** The i-th body of a burst: every array differs from one request to the next, some with 64-bit integers. */

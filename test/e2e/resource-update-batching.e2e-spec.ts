@@ -1,6 +1,7 @@
 import type { Response } from 'supertest';
 import { Database, type Statement } from '../../src/database/database.js';
 import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { mapLimit } from '../support/map-limit.js';
 import { arrays, draft, INT64_MAX, type ResourceBody } from '../support/fixtures.js';
 import { newKey, resourcePath } from '../support/resources.js';
 import { basic } from '../support/auth.js';
@@ -75,21 +76,6 @@ const payloads = (messages: Message[]) =>
 
 /** Without the members whose value is undefined. */
 const compact = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-
-/** Runs `task` over `items` with at most `limit` at once, answers in the items' order. */
-async function mapLimit<T, R>(items: T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await task(items[i], i);
-      }
-    }),
-  );
-  return results;
-}
 
 /** A distinct 64-bit integer per n, near the top of the range (JavaScript numbers cannot hold it exactly). */
 const bigInt = (n: number) => (BigInt(INT64_MAX) - BigInt(n)).toString();
