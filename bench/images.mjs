@@ -17,7 +17,7 @@
 // wait in the network buffers. The bound checked: peak − idle ≤ IMAGES_UPLOAD_CONCURRENCY × 6 × 5 MB
 // (a body, the pg message that carries it, and transient copies), the same at 20 and 40 concurrent.
 import { spawn } from 'node:child_process';
-import { MALLOC_ENV } from '../scripts/malloc-env.mjs';
+import { SERVER_ENV } from '../scripts/server-env.mjs';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -103,7 +103,7 @@ async function startService() {
   const env = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
-    ...MALLOC_ENV,
+    ...SERVER_ENV,
     PORT: String(port),
     HOST: '127.0.0.1',
     ...(DATABASE_URL ? { DATABASE_URL } : { DATA_DIR: dataDir }),

@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { CREATE_BODY, OTHER_PROJECT, OTP_JSON, PROJECT, SEED_COUNT, seed } from './payloads.mjs';
-import { MALLOC_ENV } from '../scripts/malloc-env.mjs';
+import { SERVER_ENV } from '../scripts/server-env.mjs';
 import { cpuMs, cpuMsBetween, cpuSnapshot, isMainModule, outputFile } from './service.mjs';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -196,7 +196,7 @@ function serviceEnv(port, database) {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
-    ...MALLOC_ENV,
+    ...SERVER_ENV,
     PORT: String(port),
     HOST: '127.0.0.1',
     ...database,
@@ -658,7 +658,7 @@ async function postgresMode() {
 async function embeddedMode() {
   const result = { database: 'embedded PGlite (DATA_DIR)', seededBy: EMBEDDED_SEED };
   const dataDir = join(tempDir('bench-embedded-'), 'data');
-  const childEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...MALLOC_ENV, DATA_DIR: dataDir };
+  const childEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...SERVER_ENV, DATA_DIR: dataDir };
   let service;
   try {
     let started = performance.now();

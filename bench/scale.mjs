@@ -7,7 +7,7 @@
 // database `bench_scale` (a leftover of that name is dropped first) and drops it again at the end, also
 // on failure and on SIGINT/SIGTERM/SIGHUP. Nothing else on that server is touched. It runs the built
 // service (`dist/src/main.js`) once on `bench_scale`, at its defaults as `npm start` runs it (its
-// LOG_LEVEL, one JSON line per request; allocator settings of scripts/malloc-env.mjs) but with the rate
+// LOG_LEVEL, one JSON line per request; allocator and V8 settings of scripts/server-env.mjs) but with the rate
 // limit off, and then for each size N, ascending:
 //   1. grows project `bench` to N resources by SQL: bench/search.mjs's corpus (its document shape and
 //      Zipf-drawn texts over its vocabulary, SEARCH_BENCH_VOCABULARY / SEARCH_BENCH_WORDS apply; the

@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { MALLOC_ENV } from '../scripts/malloc-env.mjs';
+import { SERVER_ENV } from '../scripts/server-env.mjs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -118,7 +118,7 @@ export async function startService({ dist, databaseUrl, client, env = {} }) {
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
-      ...MALLOC_ENV,
+      ...SERVER_ENV,
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -76,6 +76,17 @@ dockerfile_exec() {
   ' "$ROOT/Dockerfile" "$1"
 }
 
+# The runtime stage's ENV settings (after the last FROM), one NAME=value a line; values hold no spaces or quotes.
+dockerfile_env() {
+  node -e '
+    const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n");
+    const stage = lines.slice(lines.map((l) => l.startsWith("FROM ")).lastIndexOf(true));
+    for (const line of stage.filter((l) => l.startsWith("ENV "))) {
+      for (const pair of line.slice(4).trim().split(/\s+/)) console.log(pair);
+    }
+  ' "$ROOT/Dockerfile"
+}
+
 # ---------------------------------------------------------------- build stage
 STEP="copy sources"
 mkdir -p "$BUILD_DIR" "$APP_DIR"
@@ -134,10 +145,11 @@ mapfile -t HEALTHCHECK_ARGV < <(dockerfile_exec HEALTHCHECK) || fail "could not 
 [[ ${#CMD_ARGV[@]} -gt 0 && ${#HEALTHCHECK_ARGV[@]} -gt 0 ]] || fail "CMD or HEALTHCHECK missing in the Dockerfile"
 log "CMD: ${CMD_ARGV[*]} (port $PORT)"
 
-# The container's environment: only what the image and the operator set.
+# The container's environment: only what the image (its ENV lines) and the operator set; the operator's last.
+mapfile -t IMAGE_ENV < <(dockerfile_env) || fail "could not read ENV from the Dockerfile"
 RUN_ENV=(
+  "${IMAGE_ENV[@]}"
   "PATH=$PATH" "HOME=$WORK" "NODE_ENV=production" "PORT=$PORT" "DATABASE_URL=$DATABASE_URL" "LOG_LEVEL=log"
-  "MALLOC_ARENA_MAX=2" "MALLOC_MMAP_THRESHOLD_=131072"
   "BOOTSTRAP_PROJECT_KEY=$PROJECT" "BOOTSTRAP_CLIENT_ID=$CLIENT_ID" "BOOTSTRAP_CLIENT_SECRET=$CLIENT_SECRET"
   "BOOTSTRAP_SCOPES=manage_test:$PROJECT view_test:$PROJECT"
 )

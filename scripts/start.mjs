@@ -1,8 +1,8 @@
-// `npm start`: the server (dist/src/main.js) with the allocator settings of malloc-env.mjs in its environment
+// `npm start`: the server (dist/src/main.js) with the settings of server-env.mjs in its environment
 // (an operator's own values win). Signals go on to the server, whose exit code becomes this one's.
 import { spawn } from 'node:child_process';
-import { MALLOC_ENV } from './malloc-env.mjs';
+import { SERVER_ENV } from './server-env.mjs';
 
-const server = spawn(process.execPath, ['dist/src/main.js', ...process.argv.slice(2)], { stdio: 'inherit', env: { ...MALLOC_ENV, ...process.env } });
+const server = spawn(process.execPath, ['dist/src/main.js', ...process.argv.slice(2)], { stdio: 'inherit', env: { ...SERVER_ENV, ...process.env } });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => server.kill(signal));
 server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deadline, sleep } from './timing.js';
-import { MALLOC_ENV } from '../../scripts/malloc-env.mjs';
+import { SERVER_ENV } from '../../scripts/server-env.mjs';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const MAIN = join(ROOT, 'dist', 'src', 'main.js');
@@ -31,7 +31,7 @@ export { deadline, sleep };
 
 /**
  * One `node dist/src/main.js` child with its own port, its output kept for diagnostics, run with the
- * allocator settings `npm start` and the container give the server (MALLOC_ENV; the environment may
+ * allocator and V8 settings `npm start` and the container give the server (SERVER_ENV; `env` may
  * override them).
  */
 export class ServerProcess {
@@ -49,10 +49,11 @@ export class ServerProcess {
   ) {
     this.base = `http://127.0.0.1:${port}`;
     const childEnv: Record<string, string> = {};
-    for (const [name, value] of Object.entries({ ...MALLOC_ENV, ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' })) {
+    // The test runner's NODE_OPTIONS (Jest's --experimental-vm-modules) is not the server's business.
+    const settings = { ...SERVER_ENV, ...process.env, NODE_OPTIONS: SERVER_ENV.NODE_OPTIONS, ...env, PORT: String(port), HOST: '127.0.0.1' };
+    for (const [name, value] of Object.entries(settings)) {
       if (value !== undefined) childEnv[name] = value;
     }
-    delete childEnv.NODE_OPTIONS; // Jest's --experimental-vm-modules is not the server's business
     this.child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (chunk: Buffer) => {
       if (this.output.length < 200_000) this.output += chunk.toString('utf8');
