@@ -15,7 +15,9 @@
 //      each connection rotates over 25 resources, so a resource collects a realistic number of images.
 // The server reads and stores at most IMAGES_UPLOAD_CONCURRENCY (default 4) uploads at once; the others
 // wait in the network buffers. The bound checked: peak − idle ≤ IMAGES_UPLOAD_CONCURRENCY × 6 × 5 MB
-// (a body, the pg message that carries it, and transient copies), the same at 20 and 40 concurrent.
+// (a body, the pg message that carries it, and transient copies), the same at 20 and 40 concurrent, plus
+// what the server's young generation may hold beyond V8's default one: 2 × (semi-space − 16 MB), 32 MB
+// with `--max-semi-space-size=32` (scripts/server-env.mjs; the last such flag in SERVICE_NODE_FLAGS wins).
 import { spawn } from 'node:child_process';
 import { SERVER_ENV } from '../scripts/server-env.mjs';
 import { randomBytes } from 'node:crypto';
@@ -95,6 +97,13 @@ function freePort() {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** The server's `--max-semi-space-size` (MB): SERVICE_NODE_FLAGS' last one, else SERVER_ENV's, else V8's 16. */
+function semiSpaceMb() {
+  const flags = `${SERVER_ENV.NODE_OPTIONS ?? ''} ${process.env.SERVICE_NODE_FLAGS ?? ''}`;
+  const values = [...flags.matchAll(/--max-semi-space-size=(\d+)/g)].map((match) => Number(match[1]));
+  return values.at(-1) ?? 16;
 }
 
 async function startService() {
@@ -289,11 +298,12 @@ async function main() {
     results.push(await throughput(service.url, token, skus, small, 'upload 100 KB PNG'));
     results.push(await throughput(service.url, token, skus, large, 'upload 5 MB PNG'));
     results.push(at20, at40);
-    const bound = UPLOAD_CONCURRENCY * 6 * 5;
+    const young = 2 * Math.max(0, semiSpaceMb() - 16);
+    const bound = UPLOAD_CONCURRENCY * 6 * 5 + young;
     const verdict = {
       boundMb: bound,
       within: at20.growthMb <= bound && at40.growthMb <= bound,
-      note: `peak − idle RSS must stay ≤ IMAGES_UPLOAD_CONCURRENCY (${UPLOAD_CONCURRENCY}) × 6 × 5 MB at 20 and at 40 concurrent uploads`,
+      note: `peak − idle RSS must stay ≤ IMAGES_UPLOAD_CONCURRENCY (${UPLOAD_CONCURRENCY}) × 6 × 5 MB + ${young} MB (the young generation beyond V8's default) at 20 and at 40 concurrent uploads`,
     };
     console.log(JSON.stringify({ database: DATABASE_URL ? 'postgres' : 'embedded', results, memoryBound: verdict }, null, 2));
     console.log('\nscenario                                   req/s     MB/s   p50 ms   p95 ms   p99 ms');
