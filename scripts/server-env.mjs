@@ -11,7 +11,7 @@
  *
  * V8's young generation (`--max-semi-space-size`, MB; V8's default on 64-bit is 16): a request's objects die
  * young, and every scavenge of the young generation costs the event loop. With 32 a create cost the server
- * 165–184 µs of CPU instead of 199–200 and a GET 70–72 instead of 71–76, for about 30 MB more resident memory
- * under load (bench/README, "A larger young generation").
+ * 165–190 µs of CPU instead of 199–218 and a GET 70–72 instead of 71–80, for 22–36 MB more resident memory at
+ * the peak under load (bench/README, "A larger young generation").
  */
 export const SERVER_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', NODE_OPTIONS: '--max-semi-space-size=32' };
