@@ -4,7 +4,8 @@
 // Env knobs: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3), BENCH_CONNECTIONS (default 50),
 // BENCH_SCENARIOS (comma list of get,create,update; default all), BENCH_MODES (comma list of
 // postgres,embedded; default both), BENCH_FSYNC (off|on, default off: the throwaway cluster's durability),
-// DATABASE_URL (use this PostgreSQL instead of a throwaway one).
+// DATABASE_URL (use this PostgreSQL instead of a throwaway one), BENCH_FLOORS=1 (GET against bare Fastify and Nest
+// routes too: bench/framework-floor.mjs).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -48,6 +49,9 @@ const SERVICE_EXTRA_ENV = Object.fromEntries(
     return [pair.slice(0, at), pair.slice(at + 1)];
   }),
 );
+// BENCH_FLOORS=1: GET by id also against bare Fastify and bare Nest routes running the same SQL
+// (bench/framework-floor.mjs): what the frameworks alone keep of the baseline's rate.
+const FLOORS = process.env.BENCH_FLOORS === '1' ? ['fastify', 'nest'] : [];
 const SEED_CONCURRENCY = 20;
 const POOL_SIZE = 10;
 
@@ -221,14 +225,15 @@ async function startService(database) {
   return { name: 'service', child, port, url: `http://127.0.0.1:${port}`, readyMs };
 }
 
-async function startBaseline(databaseUrl, name = 'baseline') {
+async function startBaseline(databaseUrl, name = 'baseline', script = 'bench/baseline-server.mjs', env = {}) {
   const port = await freePort();
   const since = performance.now();
-  const child = spawnNode(name, ['bench/baseline-server.mjs'], {
+  const child = spawnNode(name, [script], {
     PATH: process.env.PATH,
     PORT: String(port),
     DATABASE_URL: databaseUrl,
     POOL_SIZE: String(POOL_SIZE),
+    ...env,
   });
   const readyMs = await waitReady(`http://127.0.0.1:${port}/health/ready`, child, since);
   return { name, child, port, url: `http://127.0.0.1:${port}`, readyMs };
@@ -581,10 +586,10 @@ function summarize(entry) {
 }
 
 /** A quick check that each server answers each scenario as expected before loading it; returns the deviations. */
-async function smokeTest(server, data, bearer) {
+async function smokeTest(server, data, bearer, scenarios = SCENARIOS) {
   const expected = { get: 200, create: 201, update: 200 };
   const deviations = [];
-  for (const scenario of SCENARIOS) {
+  for (const scenario of scenarios) {
     const request = scenarioRequest(scenario, data);
     const req = { method: request.method, path: request.path, headers: request.headers ?? {}, body: request.body };
     const context = {};
@@ -610,6 +615,7 @@ async function postgresMode() {
   let service;
   let baseline;
   let plain;
+  const floors = [];
   try {
     if (external) {
       log('PostgreSQL mode on DATABASE_URL');
@@ -631,13 +637,24 @@ async function postgresMode() {
       plain = { ...(await startBaseline(plainDb.url, 'plain')), scenarios: PLAIN_SCENARIOS, data: plainDb.data, databaseUrl: plainDb.url };
       log(`plain baseline ready (database ${PLAIN_DATABASE}, no search trigger, pid ${plain.child.pid})`);
     }
+    if (SCENARIOS.includes('get')) {
+      for (const floor of FLOORS) {
+        floors.push({ ...(await startBaseline(databaseUrl, floor, 'bench/framework-floor.mjs', { FLOOR: floor })), scenarios: new Set(['get']) });
+        log(`${floor} floor ready (pid ${floors.at(-1).child.pid})`);
+      }
+    }
     const bearer = await token(service.url, CLIENT_ID, CLIENT_SECRET);
     const data = { ids: seeded.ids, versions: seeded.versions, cursor: 0 };
-    result.smokeDeviations = [...(await smokeTest(service, data, bearer)), ...(await smokeTest(baseline, data, bearer))];
+    result.smokeDeviations = [];
+    for (const server of [service, baseline, ...floors]) {
+      const scenarios = server.scenarios ? SCENARIOS.filter((s) => server.scenarios.has(s)) : SCENARIOS;
+      result.smokeDeviations.push(...(await smokeTest(server, data, bearer, scenarios)));
+    }
     const settle = external ? undefined : () => settleDatabases([databaseUrl, ...(plain ? [plain.databaseUrl] : [])]);
-    result.scenarios = await runScenarios([service, baseline, ...(plain ? [plain] : [])], data, bearer, 2, settle);
+    result.scenarios = await runScenarios([service, baseline, ...(plain ? [plain] : []), ...floors], data, bearer, 2, settle);
     for (const [scenario, entry] of Object.entries(result.scenarios)) {
       entry.ratio = round(entry.service.reqPerSec / entry.baseline.reqPerSec, 3);
+      for (const floor of FLOORS) if (entry[floor]) entry[floor].ratio = round(entry[floor].reqPerSec / entry.baseline.reqPerSec, 3);
       entry.target = TARGETS[scenario].min;
       entry.pass = entry.ratio >= TARGETS[scenario].min;
       if (entry.plain) {
@@ -650,6 +667,7 @@ async function postgresMode() {
     await stopChild(service?.child);
     await stopChild(baseline?.child);
     await stopChild(plain?.child);
+    for (const floor of floors) await stopChild(floor.child);
     await postgres?.stop();
   }
   return result;
@@ -749,6 +767,10 @@ function report(results) {
       if (p.plain) {
         rows.push(['', 'plain/pg', cell(p.plain), p.plain.p50Ms, p.plain.p99Ms, p.plain.errors, p.plain.non2xx, p.plain.maxRssMb, cpu(p.plain), p.plainRatio.toFixed(2), `>= ${p.plainTarget} ${p.plainPass ? 'PASS' : 'FAIL'}`]);
       }
+      for (const floor of FLOORS.filter((f) => p[f])) {
+        const f = p[floor];
+        rows.push(['', `${floor} floor/pg`, cell(f), f.p50Ms, f.p99Ms, f.errors, f.non2xx, f.maxRssMb, cpu(f), f.ratio.toFixed(2), '']);
+      }
     }
     const e = embScen[scenario];
     if (e) {
@@ -760,6 +782,7 @@ function report(results) {
   out.push('');
   out.push('ratio = service req/s / baseline req/s on the same PostgreSQL (mean of the runs); on the plain/pg line, service req/s / plain req/s');
   out.push('(the same SQL without the search trigger: the resource row alone); (embedded) = embedded service / PostgreSQL baseline, for information.');
+  if (FLOORS.length) out.push('floor/pg lines (BENCH_FLOORS=1): a bare Fastify or Nest route running the same SQL, its req/s / baseline req/s; no target.');
   out.push('CPU µs/req = CPU time (user + system, from /proc) of the server process + of the throwaway PostgreSQL in the measured');
   out.push('windows, per request answered (mean of the runs); the load generator is not counted. Steadier than req/s on a noisy machine.');
   out.push('');
@@ -832,7 +855,7 @@ async function main() {
         startedAt: startedAt.toISOString(),
         elapsedSeconds: round((Date.now() - startedAt.getTime()) / 1000, 1),
         machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, totalMemMb: Math.round(totalmem() / 1_048_576), platform: process.platform, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadavg() },
-        settings: { connections: CONNECTIONS, warmupSeconds: WARMUP, durationSeconds: DURATION, scenarios: SCENARIOS, modes: MODES, poolSize: POOL_SIZE, seeded: SEED_COUNT },
+        settings: { connections: CONNECTIONS, warmupSeconds: WARMUP, durationSeconds: DURATION, scenarios: SCENARIOS, modes: MODES, poolSize: POOL_SIZE, seeded: SEED_COUNT, floors: FLOORS },
         fsync: results.postgres?.settings ? { fsync: results.postgres.settings.fsync, synchronous_commit: results.postgres.settings.synchronous_commit, full_page_writes: results.postgres.settings.full_page_writes } : undefined,
         targets: targetsSummary(results),
         results,
