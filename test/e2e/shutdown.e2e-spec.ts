@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { authHeader, bootstrapEnv, deadline, freePort, ServerProcess, sleep } from '../support/server-process.js';
+import { until } from '../support/timing.js';
 
 const CLIENT = { projectKey: 'shutdown', clientId: 'shutdown-client', clientSecret: 'shutdown-test-secret' };
 const TIMEOUT_MS = 120_000;
@@ -102,8 +103,8 @@ function inFlight(server: ServerProcess, auth: Record<string, string>) {
 
 /** Resolves once a new connection to the server is refused (the listener is closed). */
 async function connectionRefused(server: ServerProcess): Promise<void> {
-  const until = Date.now() + STEP_MS;
-  while (Date.now() < until) {
+  const end = Date.now() + STEP_MS;
+  while (Date.now() < end) {
     const outcome = await fetch(`${server.base}/health/live`).then(
       () => 'answered',
       (error: Error & { cause?: { code?: string } }) => error.cause?.code ?? error.message,
@@ -138,8 +139,8 @@ async function expectDatabaseReleased(server: ServerProcess): Promise<void> {
     return;
   }
   // The server ends its connections before it exits; PostgreSQL drops them from the view right after.
-  const until = Date.now() + STEP_MS;
-  while ((await connectionsOf(server.child.pid!)) > 0 && Date.now() < until) await sleep(100);
+  const end = Date.now() + STEP_MS;
+  while ((await connectionsOf(server.child.pid!)) > 0 && Date.now() < end) await sleep(100);
   expect(await connectionsOf(server.child.pid!)).toBe(0);
 }
 
@@ -168,6 +169,10 @@ describe('SIGTERM / SIGINT: graceful stop', () => {
     expect(server.exitCode).toBe(0);
     expect(server.exitSignal).toBeNull();
     expect(server.output).toContain('SIGTERM received');
+    // Log lines still gathering into a batch when the process exits are written: the in-flight request's
+    // line and the last one (logged right before the exit).
+    await until('the last log line', () => server.output.includes('"msg":"closed"'), 5_000);
+    expect(server.output).toMatch(/"route":"\/:projectKey\/resource\/namespace-action","url":"[^"]*","statusCode":200/);
     await expectDatabaseReleased(server);
   }, TIMEOUT_MS);
 
