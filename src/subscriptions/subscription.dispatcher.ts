@@ -17,7 +17,7 @@ import type { DestinationTarget } from './transports/transport.js';
  * third of `message` for the range and read the whole table once or twice per round instead: by sequential
  * scans, or through the BRIN index, whose newest ranges stay unsummarized until a vacuum.
  */
-const BEGIN_QUEUING = 'BEGIN; SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off; SET LOCAL enable_bitmapscan = off';
+export const BEGIN_QUEUING = 'BEGIN; SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off; SET LOCAL enable_bitmapscan = off';
 /** How often the dispatcher counts the pending notifications for /metrics. */
 const PENDING_COUNT_INTERVAL_MS = 2_000;
 /** How often a busy dispatcher records the subscriptions' last delivery and error (their health). */

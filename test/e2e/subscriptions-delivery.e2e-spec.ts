@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Database } from '../../src/database/database.js';
 import { DispatchDatabase } from '../../src/database/database.module.js';
 import { MESSAGE_JSON } from '../../src/query-language/message.catalogue.js';
+import { FAN_OUT } from '../../src/subscriptions/notification-queue.repository.js';
+import { BEGIN_QUEUING } from '../../src/subscriptions/subscription.dispatcher.js';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { sleep, until } from '../support/timing.js';
@@ -298,6 +300,29 @@ describe('subscription delivery to webhooks', () => {
     await createResource();
     await sleep(500);
     expect(at('/deleted')).toHaveLength(0);
+  });
+
+  it("queuing looks up each stream's progress by its key, never by reading the progress table", async () => {
+    // Thousands of streams, with statistics, and a scan reaching back to the start. The lookup is a lateral
+    // subquery with LIMIT 1 so that the planner cannot turn it into a join: written as a plain join, on the
+    // subscriptions bench's data (about 4,000 streams) it became a merge join reading the whole table each round.
+    const sub = await subscribe('/plan', { changes: [{ resourceTypeId: 'resource' }] });
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`INSERT INTO subscription_progress (subscription_id, resource_id, last_sequence)
+                          SELECT $1, gen_random_uuid(), 1 FROM generate_series(1, 5000)`, [sub.id]);
+      await client.query('ANALYZE subscription_progress');
+      await client.query(BEGIN_QUEUING.replace(/^BEGIN;/, ''));
+      const now = new Date();
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${FAN_OUT}`, [new Date(0), null, null, now, null, false]);
+      const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+      // An index scan of the progress table, bounded by the stream's resource (by its own index or the key's).
+      expect(plan).toMatch(/Index Scan using subscription_progress_\w+ on subscription_progress p .*\n\s+Index Cond: \(+(subscription_id = s\w*\.id\) AND \()?resource_id = \w+\.resource_id\)/);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 
   it("the dispatcher's statements commit without waiting for the disk on PostgreSQL; the API's writes wait for it", async () => {
