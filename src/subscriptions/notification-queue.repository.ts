@@ -31,7 +31,7 @@ const HORIZON_MARGIN_MS = 50;
  * The queue's primary key makes a repeat a no-op. Answers how many notifications it queued, and whether
  * any subscription exists (so that a subscribed dispatcher need not ask before each poll).
  *
- * Cost (README, "Subscriptions"): each subscription's filters are read from its JSON once per round (`subs`),
+ * Cost (bench/README.md, "Subscriptions"): each subscription's filters are read from its JSON once per round (`subs`),
  * not once per message and subscription (a set-returning function per row cost about 35 µs); a stream's
  * progress is one index lookup per (subscription, resource) found (`LIMIT 1` keeps the lateral subquery
  * from being merged into a join that read the whole progress table on every round).
