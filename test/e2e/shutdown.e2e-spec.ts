@@ -169,8 +169,8 @@ describe('SIGTERM / SIGINT: graceful stop', () => {
     expect(server.exitCode).toBe(0);
     expect(server.exitSignal).toBeNull();
     expect(server.output).toContain('SIGTERM received');
-    // Log lines still gathering into a batch when the process exits are written: the in-flight request's
-    // line and the last one (logged right before the exit).
+    // Log lines still waiting in the asynchronous log stream when the process exits are written (pino
+    // flushes it on exit): the in-flight request's line and the last one, logged right before the exit.
     await until('the last log line', () => server.output.includes('"msg":"closed"'), 5_000);
     expect(server.output).toMatch(/"route":"\/:projectKey\/resource\/namespace-action","url":"[^"]*","statusCode":200/);
     await expectDatabaseReleased(server);
