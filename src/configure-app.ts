@@ -9,6 +9,7 @@ import { httpServerOptions, requestTargetLimit } from './common/http-limits.js';
 import { answerBeforeRouting, configureObservability, observabilityServerOptions } from './observability/observability.js';
 import { setupOpenApi } from './openapi/openapi-setup.js';
 import { OAuthService } from './auth/oauth.service.js';
+import { RequestAuthenticator } from './auth/request-authenticator.js';
 import type { Logger } from 'pino';
 
 /**
@@ -42,7 +43,7 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
   configureObservability(app, config);
   // After the request id's hook, so a 414 carries X-Request-Id like every other answer.
   fastify.addHook('onRequest', requestTargetLimit(config.http.maxUrlBytes));
-  // The token endpoints' per-address limit (CONTRACT.md §14), before their bodies are read.
+  // The token endpoints' per-address limit, before their bodies are read.
   fastify.addHook('onRequest', app.get(OAuthService).addressLimit());
   if (config.http.corsOrigins.length > 0) {
     app.enableCors({
@@ -54,7 +55,9 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
   }
   const hostCheck = hostChecker(config);
   if (hostCheck) fastify.addHook('onRequest', hostCheck);
-  registerBodyParsers(fastify, { limitBytes: config.http.bodyLimitBytes });
+  // Who is calling, before any body is read: a stranger's body is never parsed.
+  fastify.addHook('onRequest', app.get(RequestAuthenticator).hook());
+  registerBodyParsers(fastify, { limitBytes: config.http.bodyLimitBytes, unauthenticatedLimitBytes: config.http.unauthenticatedMaxBodyBytes });
   setupOpenApi(app, config);
 }
 

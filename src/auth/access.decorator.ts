@@ -1,9 +1,14 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/error.dto.js';
+import { DeclareRoute } from '../common/route-config.js';
 import type { AccessRule, ScopeName } from './scopes.js';
 
-/** Route metadata read by the global guards (AuthenticationGuard, ScopeGuard). A route without it is refused (default deny). */
+/**
+ * Route metadata read by the global guards (AuthenticationGuard, ScopeGuard) and, through the route's
+ * config, by the authentication that runs before the body is read. A route without it is refused
+ * (default deny).
+ */
 export const ACCESS_RULE = Symbol('ACCESS_RULE');
 
 const responses = [
@@ -20,10 +25,11 @@ export function RequireScope(scopes: ScopeName[], options: Pick<AccessRule, 'cus
   const rule: AccessRule = { scopes, ...options };
   const listed = scopes.map((s) => `${s}:{projectKey}`);
   if (options.customerBound) listed.push(`${options.customerBound}:{projectKey}`, 'customer_id_test:{id}');
-  return applyDecorators(SetMetadata(ACCESS_RULE, rule), ApiSecurity('oauth2', listed), ApiSecurity('bearer', []), ...responses);
+  return applyDecorators(SetMetadata(ACCESS_RULE, rule), DeclareRoute({ access: rule }), ApiSecurity('oauth2', listed), ApiSecurity('bearer', []), ...responses);
 }
 
 /** Declares a route open to anyone (health, docs, the token endpoint, image bytes). */
 export function Public(): MethodDecorator & ClassDecorator {
-  return SetMetadata(ACCESS_RULE, { public: true } satisfies AccessRule);
+  const rule: AccessRule = { public: true };
+  return applyDecorators(SetMetadata(ACCESS_RULE, rule), DeclareRoute({ access: rule }));
 }

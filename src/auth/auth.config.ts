@@ -30,6 +30,8 @@ export interface AuthConfig {
   rateLimitPerMinute: number;
   /** Requests a minute to POST /oauth/token and /oauth/introspect, per client id and per remote address. */
   rateLimitTokenPerMinute: number;
+  /** Requests a minute, per remote address, that fail to authenticate on routes needing a token; past it → 429. */
+  rateLimitUnauthenticatedPerMinute: number;
   /** Client secrets verified (scrypt) at once by the token endpoints; the rest wait (at most HASH_QUEUE_PER_SLOT each). */
   hashConcurrency: number;
 }
@@ -46,6 +48,7 @@ export const authConfig = configSection('auth', (read): AuthConfig => {
     demoClient: read.bool('AUTH_DEMO_CLIENT', true),
     rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 60_000, 0, 100_000_000),
     rateLimitTokenPerMinute: read.int('RATE_LIMIT_TOKEN_PER_MINUTE', 600, 0, 100_000_000),
+    rateLimitUnauthenticatedPerMinute: read.int('RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE', 1_200, 0, 100_000_000),
     hashConcurrency: read.int('AUTH_HASH_CONCURRENCY', 2, 1, 64),
   };
   const encryptionKeys = read.list('SIGNING_KEY_ENCRYPTION_KEY').map(parseEncryptionKey);

@@ -12,6 +12,7 @@ import { TokenService } from './token.service.js';
 import { JwtStrategy } from './jwt.strategy.js';
 import { JwtVerifier } from './jwt-verifier.js';
 import { ScopeGuard } from './scope.guard.js';
+import { RequestAuthenticator } from './request-authenticator.js';
 
 @Module({
   controllers: [OAuthController, ApiClientsController],
@@ -24,10 +25,11 @@ import { ScopeGuard } from './scope.guard.js';
     BootstrapClientsService,
     JwtVerifier,
     JwtStrategy,
+    RequestAuthenticator,
     // Global guards run in this order: authentication (404/403/401), then project key and scope.
     { provide: APP_GUARD, useClass: AuthenticationGuard },
     { provide: APP_GUARD, useClass: ScopeGuard },
   ],
-  exports: [ApiClientsService, TokenService],
+  exports: [ApiClientsService, TokenService, RequestAuthenticator],
 })
 export class AuthModule {}

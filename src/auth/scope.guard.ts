@@ -1,11 +1,10 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { authConfig, type AuthConfig } from './auth.config.js';
 import { assertProjectKey } from '../common/project-key.js';
+import { routeDeclaration } from '../common/route-config.js';
 import { insufficientScope, rateLimited } from './auth.errors.js';
 import type { RequestWithToken } from './jwt-verifier.js';
 import { RateLimiter } from './rate-limiter.js';
-import { routeAccess } from './route-access.js';
 import { describeRule, grant } from './scopes.js';
 
 /**
@@ -17,17 +16,14 @@ import { describeRule, grant } from './scopes.js';
 export class ScopeGuard implements CanActivate {
   private readonly limiter: RateLimiter;
 
-  constructor(
-    private readonly reflector: Reflector,
-    @Inject(authConfig.KEY) config: AuthConfig,
-  ) {
+  constructor(@Inject(authConfig.KEY) config: AuthConfig) {
     this.limiter = new RateLimiter(config.rateLimitPerMinute);
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const { rule } = routeAccess(this.reflector, context);
-    if (!rule || rule.public) return true;
     const request = context.switchToHttp().getRequest<RequestWithToken>();
+    const rule = routeDeclaration(request).access;
+    if (!rule || rule.public) return true;
     const token = request.user!;
     const projectKey = assertProjectKey(String((request.params as Record<string, string>).projectKey ?? ''));
     const wait = this.limiter.take(token.clientId);

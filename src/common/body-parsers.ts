@@ -17,6 +17,8 @@ const RAW_PATH = /^\/[^/?]+\/resource\/(?:images|import)\/?(?:\?|$)/;
 
 export interface BodyParserOptions {
   limitBytes: number;
+  /** How much of the body of a request answered unauthenticated is read before the connection closes. */
+  unauthenticatedLimitBytes: number;
 }
 
 /** A request whose body could not be read; `@RequestBody()` raises the error. */
@@ -29,7 +31,7 @@ export type RequestWithBody = FastifyRequest & { bodyError?: DomainError };
  * recorded, and raised by `@RequestBody()` when the handler's parameters resolve: after the access
  * guard, so that authentication and scope are checked first (CONTRACT.md §10).
  */
-export function registerBodyParsers(fastify: FastifyInstance, { limitBytes }: BodyParserOptions): void {
+export function registerBodyParsers(fastify: FastifyInstance, { limitBytes, unauthenticatedLimitBytes }: BodyParserOptions): void {
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (request: FastifyRequest, payload: Readable, done: (error: Error | null, body?: unknown) => void) => {
     if (RAW_PATH.test(request.url)) return done(null, payload);
@@ -63,12 +65,14 @@ export function registerBodyParsers(fastify: FastifyInstance, { limitBytes }: Bo
       () => done(DomainError.invalidInput('The request body was interrupted.')),
     );
   });
-  // An upload answered before its body was read to the end (an early 413, 415, 404, 401…) closes the
-  // connection after the answer instead of reading the rest of the body, with a lingering close.
+  // A request answered before its body was read to the end (an upload's early 413, 415 or 404; any
+  // request refused before its body, such as a 401) closes the connection after the answer instead of
+  // reading the rest of the body, with a lingering close. Of a request that did not authenticate, at
+  // most `unauthenticatedLimitBytes` more are read.
   fastify.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete && RAW_PATH.test(request.url)) {
+    if (!request.raw.complete) {
       reply.header('Connection', 'close');
-      lingerOnClose(request.raw.socket);
+      lingerOnClose(request.raw.socket, (request as { user?: unknown }).user ? Infinity : unauthenticatedLimitBytes);
     }
     done(null, payload);
   });
@@ -76,19 +80,27 @@ export function registerBodyParsers(fastify: FastifyInstance, { limitBytes }: Bo
 
 /** How long a connection answered early goes on discarding what its client still sends. */
 const LINGER_MS = 2_000;
+/** How often a lingering close bounded in bytes looks at what arrived. */
+const LINGER_CHECK_MS = 20;
 
 /**
  * A lingering close, as nginx's: once the answer is sent, Node would close the socket while the client
  * is still writing its body, and the client's next write would meet a reset (EPIPE or ECONNRESET),
  * often before it has read the answer. Instead the server half-closes (the answer, then end of stream),
- * discards what still arrives, and closes when the client ends its side or after `LINGER_MS`. Node's
+ * discards what still arrives (at most `maxBytes`), and closes when the client ends its side or after `LINGER_MS`. Node's
  * HTTP server ends a `Connection: close` exchange through `socket.destroySoon()`.
  */
-function lingerOnClose(socket: Socket): void {
+function lingerOnClose(socket: Socket, maxBytes: number): void {
   socket.destroySoon = function lingering(this: Socket) {
     this.end();
     const timer = setTimeout(() => this.destroy(), LINGER_MS);
-    this.once('close', () => clearTimeout(timer));
+    // The HTTP parser reads the socket itself: what arrives is counted from the socket's byte count.
+    const start = this.bytesRead;
+    const bound = Number.isFinite(maxBytes) ? setInterval(() => this.bytesRead - start > maxBytes && this.destroy(), LINGER_CHECK_MS) : undefined;
+    this.once('close', () => {
+      clearTimeout(timer);
+      clearInterval(bound);
+    });
     this.once('end', () => this.destroy());
     this.resume();
   };

@@ -1,4 +1,5 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { DeclareRoute } from './route-config.js';
 
 /** Route metadata: path parameters that must match a pattern for the route to match at all. */
 export const ROUTE_PARAM_PATTERNS = Symbol('ROUTE_PARAM_PATTERNS');
@@ -11,4 +12,4 @@ export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
  * makes the request match no route: 404 ResourceNotFound before any token check, like any unknown path.
  */
 export const ParamPatterns = (patterns: Record<string, RegExp>): ClassDecorator & MethodDecorator =>
-  SetMetadata(ROUTE_PARAM_PATTERNS, patterns);
+  applyDecorators(SetMetadata(ROUTE_PARAM_PATTERNS, patterns), DeclareRoute({ patterns }));

@@ -5,6 +5,8 @@ export interface HttpConfig {
   port: number;
   host: string;
   bodyLimitBytes: number;
+  /** A request refused before its body was read (no valid token): the connection closes after reading at most this of it. */
+  unauthenticatedMaxBodyBytes: number;
   /** Largest list answer built (query, search): its items past this → 400 InvalidInput. */
   maxResponseBytes: number;
   /** Longest request target (path and query, as sent) → 414; the request line and headers may take 16 KiB more. */
@@ -35,6 +37,7 @@ export const httpConfig = configSection('http', (read): HttpConfig => {
     port: read.int('PORT', 8080, 0, 65535),
     host: read.string('HOST', '0.0.0.0'),
     bodyLimitBytes: read.int('HTTP_BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
+    unauthenticatedMaxBodyBytes: read.int('HTTP_UNAUTHENTICATED_MAX_BODY_BYTES', 16_384, 0, 64 * 1_048_576),
     maxUrlBytes: read.int('HTTP_MAX_URL_BYTES', 65_536, 1024, 1_048_576),
     maxResponseBytes: read.int('HTTP_MAX_RESPONSE_BYTES', 64 * 1_048_576, 65_536, 1_000_000_000),
     headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 20_000, 100, 600_000),

@@ -1,6 +1,5 @@
 import { Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyReply } from 'fastify';
 import { Public, RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
@@ -15,6 +14,7 @@ import { IMAGES_MAX_BYTES } from './images.config.js';
 import { ImageUpload, UploadedImage } from './image-upload.js';
 import { StringTestTypeDto, UploadImageQueryDto } from './images.dto.js';
 import { ImagesService } from './images.service.js';
+import { DeclareRoute } from '../common/route-config.js';
 
 const BINARY = { type: 'string', format: 'binary' } as const;
 
@@ -87,7 +87,7 @@ export class ImagesController {
 
   @Get(':imageId')
   @Public()
-  @RouteConfig(CROSS_ORIGIN_RESOURCE)
+  @DeclareRoute(CROSS_ORIGIN_RESOURCE)
   @ParamPatterns({ imageId: UUID_PATTERN })
   @ApiOperation({
     summary: 'Downloads an image',

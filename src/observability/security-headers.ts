@@ -35,7 +35,7 @@ function headersOf(options: HelmetOptions): Record<string, string> {
   return headers;
 }
 
-/** Route config (`@RouteConfig`) of the image bytes: other origins' pages may show them in `<img>`. */
+/** Route config (`@DeclareRoute`) of the image bytes: other origins' pages may show them in `<img>`. */
 export const CROSS_ORIGIN_RESOURCE = { securityHeaders: 'cross-origin-resource' } as const;
 
 type Variant = 'api' | 'docs' | (typeof CROSS_ORIGIN_RESOURCE)['securityHeaders'];
