@@ -58,11 +58,19 @@ export function validateBody<T extends object>(dto: DtoClass<T>, value: unknown,
 }
 
 /**
- * Bounds on any body's shape, checked before class-transformer copies it: its cost grows with the
+ * Bounds on any body's shape, and the member names no body may use, checked before class-transformer copies it: its cost grows with the
  * square of an object's member count (80,000 unknown members in 1 MiB took 8 s of the event loop) and
  * with every element of an array no DTO allows. No DTO declares more than 10,000 elements or 20 members.
  */
 export const BODY_SHAPE_LIMITS = { elements: 10_000, members: 100, values: 200_000 } as const;
+
+/**
+ * Member names every object inherits (`__proto__`, `constructor`, `toString`, `hasOwnProperty`…): no DTO
+ * declares one, and class-transformer would drop them without a word, so a body naming one is refused
+ * here like any other unknown member (an `objectParameter` of `{"__proto__": …}` would otherwise become an
+ * empty pattern that matches everything).
+ */
+const OBJECT_MEMBERS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 function checkShape(root: object, path: string): void {
   // Depth first, in document order, without recursion (a body may nest thousands of levels deep).
@@ -98,6 +106,10 @@ function checkShape(root: object, path: string): void {
     for (let i = size - 1; i >= 0; i--) {
       const key = members ? members[i] : i;
       const child: unknown = (value as Record<string | number, unknown>)[key];
+      if (typeof key === 'string' && OBJECT_MEMBERS.has(key)) {
+        const field = fieldOf(node) ? `${fieldOf(node)}.${key}` : key;
+        throw DomainError.of(ErrorCode.InvalidField, `${field}: unknown field.`, { field, invalidValue: child });
+      }
       if (typeof child !== 'object' || child === null) continue;
       parents.push(node);
       keys.push(key);
