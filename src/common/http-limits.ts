@@ -37,6 +37,8 @@ export function httpServerOptions(http: HttpLimits) {
       headersTimeout: http.headersTimeoutMs,
       requestTimeout: http.requestTimeoutMs,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      // A request without Host is refused by `requestTargetLimit`, in the API's envelope.
+      requireHostHeader: false,
       maxHeaderSize: http.maxUrlBytes + HEADER_ROOM_BYTES,
     },
     clientErrorHandler: answerClientError,
@@ -81,12 +83,24 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
   socket.destroy(error);
 }
 
-/** An `onRequest` hook: a request target (path and query as sent) longer than `maxUrlBytes` → 414. */
+/** `..` or an encoded dot (`%2e`) anywhere in a path: never a path of this API, often a traversal attempt. */
+const DOT_SEGMENTS = /\.\.|%2e/i;
+
+/**
+ * An `onRequest` hook on what every request must be, before anything else runs: a request target (path
+ * and query, as sent) no longer than `maxUrlBytes` (414); a `Host` header (400: HTTP/1.1 requires it, and
+ * the Node server's own refusal would answer without the envelope; health checks are exempt); and no
+ * `..` or encoded dot in the path (404, as for any unknown path, whichever route it would have matched).
+ */
 export function requestTargetLimit(maxUrlBytes: number) {
   return async (req: FastifyRequest, _reply: FastifyReply): Promise<void> => {
-    const length = req.raw.url?.length ?? 0;
-    if (length > maxUrlBytes) {
-      throw DomainError.of(ErrorCode.UriTooLong, `The request URL has ${length} bytes; at most ${maxUrlBytes} are accepted.`);
+    const target = req.raw.url ?? '';
+    if (target.length > maxUrlBytes) {
+      throw DomainError.of(ErrorCode.UriTooLong, `The request URL has ${target.length} bytes; at most ${maxUrlBytes} are accepted.`);
     }
+    const query = target.indexOf('?');
+    const path = query === -1 ? target : target.slice(0, query);
+    if (!req.headers.host && !path.startsWith('/health/')) throw DomainError.invalidInput('The request has no Host header.');
+    if (DOT_SEGMENTS.test(path)) throw DomainError.notFound(`No route matches ${req.method} ${path}.`);
   };
 }

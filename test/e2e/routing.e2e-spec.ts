@@ -1,5 +1,7 @@
+import { connect } from 'node:net';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
+import { listenOnFreePort } from '../support/listening-app.js';
 import { expectErrorEnvelope as expectEnvelope } from '../support/expect-error.js';
 
 /*
@@ -135,5 +137,60 @@ describe('paths that match no route', () => {
     expectEnvelope(withToken, 404, 'ResourceNotFound');
     const without = await t.http[method](`/${t.projectKey}/${rest}`);
     expectEnvelope(without, 404, 'ResourceNotFound');
+  });
+});
+
+describe('paths with dot segments or encoded dots, and requests without Host', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await createTestApp();
+    port = Number(new URL(await listenOnFreePort(t)).port);
+  });
+  afterAll(() => t.close());
+
+  /** A request sent as written: supertest and fetch would normalise `..` or add a Host header. */
+  function raw(text: string): Promise<{ status: number; headers: string; body: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end(text));
+      let answer = '';
+      socket.on('data', (data: Buffer) => (answer += data.toString('utf8')));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const [head, body = ''] = answer.split('\r\n\r\n');
+        resolve({ status: Number(head.split(' ')[1]), headers: head, body });
+      });
+    });
+  }
+
+  it.each([
+    '/docs/../x',
+    '/docs/%2e%2e/x',
+    '/docs/%2E./openapi.json',
+    `/{pk}/resource/..`,
+    `/{pk}/resource/../api-clients`,
+    `/{pk}/resource/%2e`,
+    '/health/../metrics',
+  ])('%s → 404 ResourceNotFound, with or without a token', async (template) => {
+    const path = template.replace('{pk}', t.projectKey);
+    const token = (await t.auth('manage_test view_test manage_api_clients')).Authorization;
+    for (const auth of ['', `Authorization: ${token}\r\n`]) {
+      const res = await raw(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Connection: close\r\n\r\n`);
+      expect(res.status).toBe(404);
+      expect(JSON.parse(res.body).errors[0].code).toBe('ResourceNotFound');
+    }
+  });
+
+  it('a request without Host → 400 InvalidInput in the envelope, with X-Request-Id', async () => {
+    const res = await raw(`GET /${t.projectKey}/resource HTTP/1.1\r\nConnection: close\r\n\r\n`);
+    expect(res.status).toBe(400);
+    expect(res.headers).toMatch(/\r\nx-request-id: \S+/i);
+    expect(res.headers).toMatch(/\r\ncontent-type: application\/json/i);
+    expect(JSON.parse(res.body)).toEqual(expect.objectContaining({ statusCode: 400, errors: [expect.objectContaining({ code: 'InvalidInput' })] }));
+  });
+
+  it('health checks answer without Host (load balancers probing with HTTP/1.0)', async () => {
+    const res = await raw('GET /health/live HTTP/1.0\r\n\r\n');
+    expect(res.status).toBe(200);
   });
 });
