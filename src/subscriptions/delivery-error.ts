@@ -46,6 +46,7 @@ export function shownReason(stored: string): string {
   if (/not allowed|link-local/.test(stored)) return OutboundReason.hostNotAllowed;
   if (/no answer within|no confirm from the broker/.test(stored)) return OutboundReason.timedOut;
   if (/no stream captures the subject/.test(stored)) return BrokerReason.noStream;
+  if (/NOT[_-]FOUND/.test(stored)) return BrokerReason.exchangeMissing;
   return OutboundReason.couldNotConnect;
 }
 
