@@ -12,6 +12,8 @@ import type { DestinationType } from './subscription.dto.js';
 
 /** How long a host's verdict is reused by deliveries (a create or changeDestination always checks anew). */
 const HOST_CHECK_TTL_MS = 30_000;
+/** Hosts whose verdicts are kept at most: a bound on the cache, which projects fill by naming hosts. */
+const MAX_VERDICTS = 10_000;
 
 /**
  * Sends a rendered notification to a destination: asks the outbound policy about the destination's
@@ -44,11 +46,18 @@ export class DestinationClient implements OnApplicationShutdown {
       if (!fresh && cached && cached.until > Date.now()) verdict = cached.verdict;
       else {
         verdict = await this.hosts.check(host);
-        this.verdicts.set(host, { verdict, until: Date.now() + HOST_CHECK_TTL_MS });
+        this.remember(host, verdict);
       }
       if ('refusal' in verdict) return new DeliveryError(verdict.refusal === 'host not allowed' ? 'ConfigurationError' : 'TemporaryError', verdict.refusal, verdict.detail);
     }
     return undefined;
+  }
+
+  /** Keeps a verdict for HOST_CHECK_TTL_MS; past MAX_VERDICTS hosts the lapsed ones go (each create names a host). */
+  private remember(host: string, verdict: HostVerdict): void {
+    const now = Date.now();
+    if (this.verdicts.size >= MAX_VERDICTS) for (const [key, kept] of this.verdicts) if (kept.until <= now) this.verdicts.delete(key);
+    if (this.verdicts.size < MAX_VERDICTS) this.verdicts.set(host, { verdict, until: now + HOST_CHECK_TTL_MS });
   }
 
   /** Delivers or throws a DeliveryError; nothing is sent to a refused host. */
