@@ -8,6 +8,7 @@ import { databaseConfig } from './database/database.config.js';
 import { imagesConfig } from './images/images.config.js';
 import { actionsConfig } from './namespace-actions/actions.config.js';
 import { logLevelConfig, metricsConfig } from './observability/observability.config.js';
+import { outboundConfig } from './outbound/outbound.config.js';
 import { searchConfig } from './search/search.config.js';
 import { subscriptionsConfig } from './subscriptions/subscriptions.config.js';
 
@@ -27,6 +28,7 @@ const SECTIONS = {
   search: searchConfig,
   changeLog: changeLogConfig,
   subscriptions: subscriptionsConfig,
+  outbound: outboundConfig,
   logLevel: logLevelConfig,
 };
 

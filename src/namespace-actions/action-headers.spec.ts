@@ -17,6 +17,7 @@ describe('checkActionHeaders', () => {
   it('answers the backend path when everything is valid', () => {
     expect(checkActionHeaders({ testHeader: '{}', pathHeader: '/carts/1' })).toBe('/carts/1');
     expect(checkActionHeaders({ accept: 'application/json', testHeader: '{"version":1}', pathHeader: '/' })).toBe('/');
+    expect(checkActionHeaders({ testHeader: '{}', pathHeader: '/v1.2/carts/current.json' })).toBe('/v1.2/carts/current.json');
   });
 
   it('406 comes first, before missing headers', () => {
@@ -38,5 +39,11 @@ describe('checkActionHeaders', () => {
     const error = failure(headers);
     expect(error.status).toBe(400);
     expect(error.errors.map((e) => [e.code, e.field])).toEqual(expected);
+  });
+
+  it.each(['/..;/admin', '/../secret', '/a/..', '/..', '/a;b', '/%2e%2e/x', '/%2E/x', '/a%2fb', '/a%2Fb', '/a%5Cb', '/a\\b'])('Path-Header %p → 400 InvalidInput', (pathHeader) => {
+    const error = failure({ testHeader: '{}', pathHeader });
+    expect(error.status).toBe(400);
+    expect(error.errors.map((e) => [e.code, e.field])).toEqual([['InvalidInput', 'Path-Header']]);
   });
 });

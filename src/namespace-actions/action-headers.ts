@@ -7,6 +7,13 @@ import { accepts } from '../common/accept-header.js';
 /** Spec §4.6: `Path-Header` begins with a slash. */
 export const PATH_HEADER_PATTERN = /^\/.*$/;
 
+/**
+ * What a `Path-Header` may not contain: a climb (`..`), a path parameter (`;`: `/..;/admin` is a climb
+ * to a Java backend or a proxy before it), encoded dots, slashes or backslashes (decoded into a climb
+ * after this check), a backslash (a slash to some backends).
+ */
+const PATH_HEADER_FORBIDDEN = /\.\.|;|%2e|%2f|%5c|\\/i;
+
 export interface ActionHeaders {
   accept?: string;
   testHeader?: string;
@@ -16,7 +23,8 @@ export interface ActionHeaders {
 /**
  * The request headers of `namespace-action-with-headers` (CONTRACT.md §10): an `Accept` that
  * excludes application/json → 406, checked first (absent → application/json); then every header
- * problem at once (400): `Test-Header` and `Path-Header` required, `Path-Header` matching `^/.*$`,
+ * problem at once (400): `Test-Header` and `Path-Header` required, `Path-Header` matching `^/.*$`
+ * without `..`, `;`, `%2e`, `%2f`, `%5c` or a backslash (InvalidInput),
  * `Test-Header` JSON of a possibly partial ObjectTestType whose present fields are valid.
  * Returns the backend path (`Path-Header`).
  */
@@ -34,6 +42,8 @@ export function checkActionHeaders({ accept, testHeader, pathHeader }: ActionHea
     errors.push(required('Path-Header'));
   } else if (!PATH_HEADER_PATTERN.test(pathHeader)) {
     errors.push(invalid('Path-Header', pathHeader, 'must match ^/.*$ (begin with a slash)'));
+  } else if (PATH_HEADER_FORBIDDEN.test(pathHeader)) {
+    errors.push({ code: ErrorCode.InvalidInput, message: "Path-Header: must not contain '..', ';', '%2e', '%2f', '%5c' or a backslash.", field: 'Path-Header' });
   }
   if (errors.length > 0) {
     throw new DomainError(errors, errors.length === 1 ? errors[0].message : `The request has ${errors.length} invalid headers; see errors.`);

@@ -1,7 +1,11 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Agent, fetch, type Response } from 'undici';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { parseJson } from '../common/lossless-json.js';
+import type { HostPolicy } from '../outbound/host-policy.js';
+import { failureDetail, OutboundReason, outboundReason } from '../outbound/outbound-failure.js';
+import { OutboundPolicy } from '../outbound/outbound-policy.service.js';
 import { passableBackendHeaders } from './http-headers.js';
 
 /** What a namespace action answers: status, extra headers and a JSON body as text. */
@@ -30,12 +34,26 @@ class AnswerTooLarge extends Error {}
  * become 200 `null`); a 5xx, a redirect, an answer that is not JSON, or a backend that cannot be
  * reached → 502 BadGateway; no complete answer within the timeout → 504 GatewayTimeout. Messages
  * never name the backend: its address is the operator's business, not the caller's.
+ *
+ * The backend's URL is the operator's (ACTIONS_FILE), so the list of allowed hosts, which is about
+ * the hosts a project names, does not bind it; the hosts never allowed (link-local, "this host") do:
+ * the host is checked before the call and resolved through the policy's lookup (undici's fetch with
+ * an Agent of its own), so a name cannot turn into a metadata address between the two.
  */
 @Injectable()
-export class BackendClient {
+export class BackendClient implements OnApplicationShutdown {
   private readonly logger = new Logger('NamespaceActions');
+  private readonly hosts: HostPolicy;
+  private readonly agent: Agent;
+
+  constructor(outbound: OutboundPolicy) {
+    this.hosts = outbound.for('operator');
+    this.agent = new Agent({ connect: { lookup: this.hosts.lookup } });
+  }
 
   async call(request: BackendRequest): Promise<ActionAnswer> {
+    const verdict = await this.hosts.check(request.url.hostname);
+    if ('refusal' in verdict) throw this.badGateway(request, verdict.refusal === OutboundReason.hostNotAllowed ? 'host not allowed' : 'could not be reached', verdict.detail);
     const signal = AbortSignal.timeout(request.timeoutMs);
     let response: Response;
     let text: string;
@@ -46,6 +64,7 @@ export class BackendClient {
         body: request.body,
         signal,
         redirect: 'manual',
+        dispatcher: this.agent,
       });
       text = await readLimited(response, MAX_BACKEND_ANSWER_BYTES);
     } catch (error) {
@@ -54,7 +73,7 @@ export class BackendClient {
         throw DomainError.of(ErrorCode.GatewayTimeout, `The backend of this action did not answer within ${request.timeoutMs} ms.`);
       }
       if (error instanceof AnswerTooLarge) throw this.badGateway(request, `answered more than ${MAX_BACKEND_ANSWER_BYTES} bytes`);
-      throw this.badGateway(request, `could not be reached (${describe(error)})`);
+      throw this.badGateway(request, outboundReason(error) === OutboundReason.hostNotAllowed ? 'host not allowed' : 'could not be reached', failureDetail(error));
     }
     const status = response.status;
     if (status >= 500) throw this.badGateway(request, `answered ${status}`);
@@ -69,16 +88,15 @@ export class BackendClient {
     return { status: status === 204 || status === 205 ? 200 : status, headers: passableBackendHeaders(response.headers.entries()), json };
   }
 
-  private badGateway(request: BackendRequest, what: string): DomainError {
-    this.logger.warn(`${request.method} ${request.url.origin}${request.url.pathname}: the backend ${what}`);
-    const reason = what.startsWith('could not be reached') ? 'could not be reached' : what;
-    return DomainError.of(ErrorCode.BadGateway, `The backend of this action ${reason}.`);
+  /** 502 naming no address; the log says which backend and, for the operator, what answered. */
+  private badGateway(request: BackendRequest, what: string, detail?: string): DomainError {
+    this.logger.warn(`${request.method} ${request.url.origin}${request.url.pathname}: the backend ${what}${detail ? ` (${detail})` : ''}`);
+    return DomainError.of(ErrorCode.BadGateway, what === 'host not allowed' ? 'The backend of this action is not an allowed host.' : `The backend of this action ${what}.`);
   }
-}
 
-function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  async onApplicationShutdown(): Promise<void> {
+    await this.agent.close();
+  }
 }
 
 async function readLimited(response: Response, limit: number): Promise<string> {

@@ -80,7 +80,8 @@ export class NamespaceActionsController {
     description:
       'Checks, in this order: `Accept` must allow application/json (absent counts as application/json; 406 otherwise); ' +
       'then `Test-Header` and `Path-Header` are required, `Path-Header` must match `^/.*$` and `Test-Header` must be JSON of a ' +
-      'possibly partial ObjectTestType `{version?, objectTypeProperty?}` whose present fields are valid (400, every problem listed). ' +
+      'possibly partial ObjectTestType `{version?, objectTypeProperty?}` whose present fields are valid (400, every problem listed); ' +
+      "a `Path-Header` containing `..`, `;`, `%2e`, `%2f`, `%5c` (any case) or a backslash is 400 InvalidInput. " +
       'A forward action calls its backend at its URL\'s path followed by `Path-Header`.',
   })
   @ApiHeader({ name: 'Accept', required: false, description: 'Must allow application/json.', schema: { type: 'string', pattern: 'application/json', default: 'application/json' } })
@@ -90,7 +91,7 @@ export class NamespaceActionsController {
     description: 'JSON of a possibly partial ObjectTestType, e.g. `{"version":1,"objectTypeProperty":{"arrayOfIntExample":[1]}}`.',
     schema: { type: 'string', example: '{"version":1}' },
   })
-  @ApiHeader({ name: 'Path-Header', required: true, description: 'Begins with a slash; the backend path of a forward action.', schema: { type: 'string', pattern: '^/.*$', example: '/carts/current' } })
+  @ApiHeader({ name: 'Path-Header', required: true, description: "Begins with a slash; the backend path of a forward action. No `..`, `;`, `%2e`, `%2f`, `%5c` or backslash.", schema: { type: 'string', pattern: '^/.*$', example: '/carts/current' } })
   @ActionAnswers('answers the example cart of the spec.', { schema: { $ref: getSchemaPath(CartDto) } }, [400, 406])
   async getNamespaceActionWithHeaders(@ProjectKey() projectKey: string, @CurrentActionRequest() request: ActionRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     return send(res, await this.actions.runWithHeaders(GET_WITH_HEADERS, projectKey, request));

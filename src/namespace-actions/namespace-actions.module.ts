@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OutboundModule } from '../outbound/outbound.module.js';
 import { ActionStoreRepository } from './action-store.repository.js';
 import { BackendClient } from './backend-client.js';
 import { NamespaceActionsController } from './namespace-actions.controller.js';
@@ -6,6 +7,7 @@ import { NamespaceActionsService } from './namespace-actions.service.js';
 
 /** The namespace-action endpoints (spec §4.6, CONTRACT.md §8): declared actions, their store and backends. */
 @Module({
+  imports: [OutboundModule],
   controllers: [NamespaceActionsController],
   providers: [NamespaceActionsService, ActionStoreRepository, BackendClient],
 })

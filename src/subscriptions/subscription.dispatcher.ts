@@ -290,7 +290,7 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
       this.metrics.failed(target.type, error.kind);
       this.record(n.subscriptionId, { error: { at: new Date(), message: error.message } });
       if (n.attempts === 0) {
-        this.logger.warn(`subscription ${n.subscriptionId}: notification ${n.id} not delivered (${error.kind}: ${error.message}); retrying`);
+        this.logger.warn(`subscription ${n.subscriptionId}: notification ${n.id} not delivered (${error.kind}: ${error.message}${error.detail ? `; ${error.detail}` : ''}); retrying`);
       }
       await this.queue.failed(n, retryInMs, error.kind, error.message).catch((e: unknown) => this.roundFailed(e));
       return;

@@ -344,7 +344,7 @@ export type HealthStatus = (typeof HEALTH_STATUSES)[number];
 
 export class DeliveryErrorDto {
   @ApiProperty({ format: 'date-time' }) at: string;
-  @ApiProperty() message: string;
+  @ApiProperty({ description: 'Why the last attempt failed, one reason of a fixed list (see GET …/health).', example: 'could not connect' }) message: string;
 }
 
 export class SubscriptionHealthDto {

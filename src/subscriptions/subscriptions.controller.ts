@@ -21,6 +21,18 @@ import { SubscriptionsService } from './subscriptions.service.js';
 
 const READ = ['manage_subscriptions', 'view_subscriptions'] as const;
 
+/** The reasons a refused destination or a failed delivery gives: the server's words, never what answered. */
+const REASONS =
+  '`host not allowed`, `could not connect`, `TLS failed`, `timed out`, `answered HTTP <status>` (redirects are not followed), ' +
+  'and for brokers `the exchange does not exist`, `no stream captures the subject`, `the broker refused the credentials`, ' +
+  '`the broker refused access to the virtual host`, `the broker refused the message`';
+
+const DESTINATION_CHECKS =
+  'The destination\'s host must be allowed (the operator\'s OUTBOUND_DESTINATION_HOSTS, if set; never a link-local address, 169.254.0.0/16 or fe80::/10, ' +
+  'nor 0.0.0.0/8 or `::`, under any spelling: IPv4-mapped, IPv4-compatible, NAT64, 6to4, or a name resolving to one), else 400 `destination: host not allowed.`; ' +
+  'then it must accept a test notification within the delivery timeout (10 s by default), else 400 `destination: the test notification was not accepted: <reason>.` ' +
+  `with one reason of the fixed list: ${REASONS}. Nothing is stored on a 400.`;
+
 @ApiTags('subscriptions')
 @ApiProjectKeyParam()
 @ApiExtraModels(...Object.values(DESTINATION_CLASSES), ...Object.values(SUBSCRIPTION_ACTION_CLASSES))
@@ -34,7 +46,7 @@ export class SubscriptionsController {
   @ApiOperation({
     summary: 'Creates a subscription',
     description:
-      'The destination must be allowed (SUBSCRIPTION_DESTINATION_HOSTS; never link-local) and accept a test notification within 10 s, else 400 and nothing is stored. ' +
+      `${DESTINATION_CHECKS} ` +
       'An HTTP destination\'s secret (whsec_…) is answered here whole, then masked. At most 50 subscriptions per project (MaxResourceLimitExceeded).',
   })
   @ApiBody({ type: SubscriptionDraftDto, examples: { webhook: { summary: 'A webhook receiving messages and changes as CloudEvents', value: SUBSCRIPTION_DRAFT_EXAMPLE } } })
@@ -77,7 +89,9 @@ export class SubscriptionsController {
   @RequireScope([...READ])
   @ApiOperation({
     summary: 'How delivery to the subscription\'s destination goes',
-    description: 'Healthy; TemporaryError while retrying; ConfigurationError when the destination refuses for a lasting reason (4xx other than 408/429, unknown exchange or subject, authentication).',
+    description:
+      'Healthy; TemporaryError while retrying; ConfigurationError when the destination refuses for a lasting reason (4xx other than 408/429, a redirect, unknown exchange or subject, authentication, a host not allowed). ' +
+      `\`lastError.message\` is one reason of the fixed list: ${REASONS}.`,
   })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiResponse({ status: 200, type: SubscriptionHealthDto })
@@ -91,7 +105,9 @@ export class SubscriptionsController {
   @RequireScope(['manage_subscriptions'])
   @ApiOperation({
     summary: 'Updates a subscription with update actions',
-    description: 'Actions: changeDestination, setMessages, setChanges, setKey, setFormat. All or nothing; 409 when `version` is not the current one.',
+    description:
+      'Actions: changeDestination, setMessages, setChanges, setKey, setFormat. All or nothing; 409 when `version` is not the current one. ' +
+      `A new destination is checked and tested as on create: ${DESTINATION_CHECKS}`,
   })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiBody({ type: SubscriptionUpdateDto })

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OutboundModule } from '../outbound/outbound.module.js';
 import { DestinationClient } from './destination-client.js';
 import { NotificationQueueRepository } from './notification-queue.repository.js';
 import { SubscriptionDispatcher } from './subscription.dispatcher.js';
@@ -9,6 +10,7 @@ import { SubscriptionsService } from './subscriptions.service.js';
 
 /** Subscriptions: their API, and the dispatcher delivering the change log to them (CONTRACT.md §12). */
 @Module({
+  imports: [OutboundModule],
   controllers: [SubscriptionsController],
   providers: [SubscriptionsRepository, SubscriptionsService, DestinationClient, NotificationQueueRepository, SubscriptionMetrics, SubscriptionDispatcher],
 })

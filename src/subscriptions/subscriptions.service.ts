@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../common/domain-error.js';
 import type { PageQueryDto } from '../common/page-query.dto.js';
-import { DeliveryError } from './delivery-error.js';
+import { asDeliveryError, shownReason } from './delivery-error.js';
 import { DestinationClient } from './destination-client.js';
 import { NotificationFormat, renderTestNotification } from './notification-format.js';
 import {
@@ -134,7 +134,7 @@ export class SubscriptionsService {
     };
     if (row.oldestPendingAt) health.oldestPendingAt = row.oldestPendingAt;
     if (row.lastDeliveredAt) health.lastDeliveredAt = row.lastDeliveredAt;
-    if (row.lastErrorAt && row.lastError) health.lastError = { at: row.lastErrorAt, message: row.lastError };
+    if (row.lastErrorAt && row.lastError) health.lastError = { at: row.lastErrorAt, message: shownReason(row.lastError) };
     return health;
   }
 
@@ -144,16 +144,16 @@ export class SubscriptionsService {
     return stored;
   }
 
-  /** The host check (before any connection), then the test notification: 400 naming what failed. */
+  /** The host check (before any connection), then the test notification: 400 with the reason, one of a fixed list. */
   private async testDestination(projectKey: string, subscriptionId: string, target: DestinationTarget, format: NotificationFormat): Promise<void> {
     if (!this.destinations.supports(target.type)) throw SubscriptionErrors.unsupported(target.type);
     const refusal = await this.destinations.refusal(target);
-    if (refusal) throw SubscriptionErrors.hostRefused(refusal);
+    if (refusal) throw SubscriptionErrors.hostRefused(refusal.message);
     const test = renderTestNotification(format, { id: randomUUID(), projectKey, subscriptionId, time: new Date().toISOString() }, this.config.cloudEventsNamespace);
     try {
       await this.destinations.deliver(target, test, true);
     } catch (error) {
-      throw SubscriptionErrors.testRefused(error instanceof DeliveryError ? error.message : 'delivery failed');
+      throw SubscriptionErrors.testRefused(asDeliveryError(error).message);
     }
   }
 }

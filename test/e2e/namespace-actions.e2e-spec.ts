@@ -18,6 +18,7 @@ const ORIGIN = 'https://shop.example';
 const FORWARD = uniqueProjectKey('fwd');
 const DOWN = uniqueProjectKey('down');
 const STATIC = uniqueProjectKey('stat');
+const UNSPECIFIED = uniqueProjectKey('zero');
 const FORWARD_TIMEOUT_MS = 400;
 /** ACTIONS_FORWARD_TIMEOUT_MS of the app: the timeout of forward actions that declare none. */
 const DEFAULT_TIMEOUT_MS = 600;
@@ -117,6 +118,10 @@ actions:
     path: namespace-action
     projects: [${DOWN}]
     handler: { type: forward, url: "http://127.0.0.1:${downPort}/x" }
+  - method: GET
+    path: namespace-action
+    projects: [${UNSPECIFIED}]
+    handler: { type: forward, url: "${backend.replace('127.0.0.1', '0.0.0.0')}/api/echo" }
   - method: GET
     path: namespace-action-with-example
     projects: [${STATIC}]
@@ -608,11 +613,23 @@ describe('namespace actions', () => {
       expect(res.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
     });
 
-    it('a Path-Header that climbs above the declared path → 400, the backend is not called', async () => {
+    it.each(['/../secret', '/..;/admin', '/api/..', '/x;jsessionid=1', '/%2e%2e/admin', '/%2E%2E/admin', '/a%2fb', '/a%2Fb', '/a\\b', '/a%5cb'])(
+      'a Path-Header %p (a climb, a path parameter, an encoded separator, a backslash) → 400 InvalidInput, the backend is not called',
+      async (pathHeader) => {
+        const before = backend.calls.length;
+        const res = await withHeaders(pathHeader);
+        expectErrorEnvelope(res, 400, 'InvalidInput');
+        expect(res.body.errors[0]).toMatchObject({ code: 'InvalidInput', field: 'Path-Header' });
+        expect(backend.calls.length).toBe(before);
+      },
+    );
+
+    it('a backend on a host never allowed ("this host", 0.0.0.0, which reaches loopback) → 502 without naming it, the backend is not called', async () => {
       const before = backend.calls.length;
-      const res = await withHeaders('/../secret');
-      expectErrorEnvelope(res, 400, 'InvalidField');
-      expect(res.body.errors[0].field).toBe('Path-Header');
+      const res = await t.http.get(path(UNSPECIFIED, 'namespace-action')).set(await t.auth('view_test', { projectKey: UNSPECIFIED }));
+      expectErrorEnvelope(res, 502, 'BadGateway');
+      expect(res.body.message).toBe('The backend of this action is not an allowed host.');
+      expect(res.text).not.toMatch(/0\.0\.0\.0|127\.0\.0\.1/);
       expect(backend.calls.length).toBe(before);
     });
 

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Database } from '../../src/database/database.js';
 import { DispatchDatabase } from '../../src/database/database.module.js';
 import { MESSAGE_JSON } from '../../src/query-language/message.catalogue.js';
@@ -216,7 +218,7 @@ describe('subscription delivery to webhooks', () => {
     });
     expect(failing.pending).toBe(1);
     expect(failing.oldestPendingAt).toMatch(/Z$/);
-    expect(failing.lastError.message).toMatch(/HTTP 503/);
+    expect(failing.lastError.message).toBe('answered HTTP 503');
     status = 204;
     const healthy = await until('Healthy', async () => {
       const h = await health(sub.id);
@@ -224,7 +226,32 @@ describe('subscription delivery to webhooks', () => {
     });
     expect(healthy.pending).toBe(0);
     expect(healthy.oldestPendingAt).toBeUndefined();
-    expect(healthy.lastError.message).toMatch(/HTTP 503/);
+    expect(healthy.lastError.message).toBe('answered HTTP 503');
+  });
+
+  it('health: lastError says "could not connect" when the destination closes the connection, never what the client library said', async () => {
+    let closing = false;
+    const closer = createHttpServer((req, res) => {
+      if (closing) return req.socket.destroy();
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => closer.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(closer.address() as AddressInfo).port}/closing`;
+      const res = await t.http.post(`/${pk}/subscriptions`).set(manage).send({ destination: { type: 'HTTP', url }, changes: [{ resourceTypeId: 'resource' }] });
+      expect(res.status).toBe(201);
+      closing = true;
+      await createResource();
+      const h = await until('TemporaryError', async () => {
+        const now = await health(res.body.id);
+        return now.status === 'TemporaryError' && now.lastError && now;
+      });
+      expect(h.lastError.message).toBe('could not connect');
+    } finally {
+      closer.closeAllConnections();
+      await new Promise((resolve) => closer.close(resolve));
+    }
   });
 
   it.each([404, 401])('health: ConfigurationError when the receiver answers %i', async (code) => {
@@ -236,7 +263,7 @@ describe('subscription delivery to webhooks', () => {
       return now.status === 'ConfigurationError' && now;
     });
     expect(h.pending).toBe(1);
-    expect(h.lastError.message).toMatch(new RegExp(`HTTP ${code}`));
+    expect(h.lastError.message).toBe(`answered HTTP ${code}`);
   });
 
   it('delivers messages committed late (their createdAt 20 s and 55 s before the dispatcher\'s position)', async () => {

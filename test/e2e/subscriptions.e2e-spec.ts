@@ -1,3 +1,4 @@
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { createTestApp, TestApp } from '../support/test-app.js';
 import { expectErrorEnvelope as expectError } from '../support/expect-error.js';
 import { verifyStandardWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
@@ -102,30 +103,103 @@ describe('/{projectKey}/subscriptions', () => {
       expect(await total()).toBe(before);
     });
 
-    it('refuses a destination that does not accept the test notification with 400 InvalidInput naming the failure; nothing is stored', async () => {
-      const before = await total();
-      receiver.respond = () => 500;
-      const failing = await t.http.post(base()).set(manage).send(draft());
-      expectError(failing, 400, 'InvalidInput');
-      expect(failing.body.errors[0].message).toMatch(/test notification.*HTTP 500/);
-      receiver.respond = () => 302;
-      const redirect = await t.http.post(base()).set(manage).send(draft());
-      expectError(redirect, 400, 'InvalidInput');
-      expect(redirect.body.errors[0].message).toMatch(/HTTP 302.*redirects are not followed/);
-      const closed = await t.http.post(base()).set(manage).send(draft({ destination: { type: 'HTTP', url: 'http://127.0.0.1:2/hook' } }));
-      expectError(closed, 400, 'InvalidInput');
-      expect(closed.body.errors[0].message).toMatch(/ECONNREFUSED/);
-      expect(await total()).toBe(before);
-    });
+    describe('a destination that does not accept the test notification → 400 InvalidInput with one reason of a fixed list; nothing stored', () => {
+      /** The whole message: the reason and nothing a library or the operating system said. */
+      const REFUSED = /^destination: the test notification was not accepted: (could not connect|TLS failed|timed out|answered HTTP \d{3})\.$/;
+      const LEAKS = /ECONN|EPIPE|ENOTFOUND|EHOST|socket|SSL|error:|other side|\/|\d+\.\d+\.\d+\.\d+|\bat\b/;
+      /** Plain TCP listeners on loopback: one closing each connection at once, one never answering. */
+      const servers: NetServer[] = [];
+      const sockets: Socket[] = [];
+      const listen = async (onConnection: (socket: Socket) => void): Promise<number> => {
+        const server = createNetServer((socket) => {
+          sockets.push(socket);
+          onConnection(socket);
+        });
+        servers.push(server);
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        return (server.address() as AddressInfo).port;
+      };
+      afterAll(async () => {
+        for (const socket of sockets) socket.destroy();
+        await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+      });
 
-    it('refuses a link-local destination before connecting, by address or by a name resolving to one', async () => {
-      const before = await total();
-      for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fe80::1]:8080/hook', 'http://[::ffff:169.254.1.1]/hook']) {
+      const refusedWith = async (url: string, reason: string) => {
+        const before = await total();
         const res = await t.http.post(base()).set(manage).send(draft({ destination: { type: 'HTTP', url } }));
         expectError(res, 400, 'InvalidInput');
-        expect(res.body.errors[0].message).toMatch(/not allowed/);
-      }
-      expect(await total()).toBe(before);
+        for (const message of [res.body.message, res.body.errors[0].message]) {
+          expect(message).toMatch(REFUSED);
+          expect(message).toBe(`destination: the test notification was not accepted: ${reason}.`);
+          expect(message.slice('destination: '.length)).not.toMatch(LEAKS);
+        }
+        expect(await total()).toBe(before);
+      };
+
+      it('answered HTTP <status>: a 5xx, a redirect (not followed)', async () => {
+        receiver.respond = () => 500;
+        await refusedWith(receiver.url('/hook'), 'answered HTTP 500');
+        receiver.respond = () => 302;
+        await refusedWith(receiver.url('/hook'), 'answered HTTP 302');
+      });
+
+      it('could not connect: a closed port', async () => {
+        const port = await listen(() => undefined);
+        await new Promise((resolve) => servers.pop()!.close(resolve));
+        await refusedWith(`http://127.0.0.1:${port}/hook`, 'could not connect');
+      });
+
+      it('could not connect: a server that closes the connection', async () => {
+        const port = await listen((socket) => socket.destroy());
+        await refusedWith(`http://127.0.0.1:${port}/hook`, 'could not connect');
+      });
+
+      it('TLS failed: https:// to a plain-HTTP receiver', async () => {
+        await refusedWith(receiver.url('/hook').replace(/^http:/, 'https:'), 'TLS failed');
+      });
+
+      it('timed out: a server that never answers (SUBSCRIPTION_DELIVERY_TIMEOUT_MS, 2 s here)', async () => {
+        const port = await listen((socket) => socket.resume());
+        await refusedWith(`http://127.0.0.1:${port}/hook`, 'timed out');
+      });
+    });
+
+    describe('a link-local or unspecified destination → 400 "host not allowed" before any connection, under every spelling; nothing stored', () => {
+      it.each([
+        'http://169.254.169.254/latest/meta-data',
+        'http://0251.0376.0251.0376/x',
+        'http://2852039166/x',
+        'http://[fe80::1]:8080/hook',
+        'http://[::ffff:169.254.1.1]/hook',
+        'http://[::ffff:a9fe:a9fe]/x',
+        'http://[::ffff:0:a9fe:a9fe]/x',
+        'http://[::a9fe:a9fe]/x',
+        'http://[::169.254.169.254]/x',
+        'http://[64:ff9b::a9fe:a9fe]/x',
+        'http://[0064:FF9B::A9FE:A9FE]/x',
+        'http://[2002:a9fe:a9fe::]/x',
+        'http://0.0.0.0:8080/x',
+        'http://[::]:8080/x',
+      ])('HTTP %s', async (url) => {
+        const before = await total();
+        const res = await t.http.post(base()).set(manage).send(draft({ destination: { type: 'HTTP', url } }));
+        expectError(res, 400, 'InvalidInput');
+        expect(res.body.errors[0].message).toBe('destination: host not allowed.');
+        expect(await total()).toBe(before);
+      });
+
+      it.each([
+        ['RabbitMQ', { type: 'RabbitMQ', uri: 'amqp://guest:guest@[64:ff9b::a9fe:a9fe]:5672', exchange: 'resources' }],
+        ['RabbitMQ', { type: 'RabbitMQ', uri: 'amqp://0xa9fea9fe', exchange: 'resources' }],
+        ['NATS', { type: 'NATS', url: 'nats://[2002:a9fe:a9fe::]:4222', subject: 'resources.changed' }],
+        ['NATS', { type: 'NATS', url: 'tls://[::ffff:169.254.169.254]:4222', subject: 'resources.changed' }],
+      ])('%s %j', async (_type, destination) => {
+        const before = await total();
+        const res = await t.http.post(base()).set(manage).send({ destination, messages: [{ resourceTypeId: 'resource' }] });
+        expectError(res, 400, 'InvalidInput');
+        expect(res.body.errors[0].message).toBe('destination: host not allowed.');
+        expect(await total()).toBe(before);
+      });
     });
 
     it('refuses a taken key with DuplicateField', async () => {

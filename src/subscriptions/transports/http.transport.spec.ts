@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { HostPolicy } from '../../outbound/host-policy.js';
 import { DeliveryError } from '../delivery-error.js';
-import { DestinationHosts } from '../destination-hosts.js';
 import { HttpTransport } from './http.transport.js';
 
 /** The webhook transport connects only to addresses it checked: a name is resolved once, by the policy. */
@@ -20,8 +20,8 @@ describe('HttpTransport', () => {
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-  const names: Record<string, string[]> = { 'receiver.test': ['127.0.0.1'], 'metadata.test': ['169.254.169.254'] };
-  const transport = new HttpTransport(new DestinationHosts([], async (host) => names[host] ?? []), 2_000);
+  const names: Record<string, string[]> = { 'receiver.test': ['127.0.0.1'], 'metadata.test': ['169.254.169.254'], 'nat64.test': ['64:ff9b::a9fe:a9fe'] };
+  const transport = new HttpTransport(new HostPolicy([], async (host) => names[host] ?? []), 2_000);
   afterAll(() => transport.close());
   const target = (host: string) => ({ type: 'HTTP' as const, destination: { type: 'HTTP', url: `http://${host}:${port}/hook` }, credentials: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } });
   const notification = { id: 'n-1', body: '{}', contentType: 'application/json' };
@@ -32,11 +32,15 @@ describe('HttpTransport', () => {
     expect(requests).toBe(before + 1);
   });
 
-  it('refuses, as a configuration error and without connecting, a name that resolves to a link-local address at connection time', async () => {
-    const before = requests;
-    const error = await transport.deliver(target('metadata.test'), notification, 2_000).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DeliveryError);
-    expect(error).toMatchObject({ kind: 'ConfigurationError', message: expect.stringMatching(/link-local address 169\.254\.169\.254/) });
-    expect(requests).toBe(before);
-  });
+  it.each(['metadata.test', 'nat64.test'])(
+    'refuses %s, resolving to a link-local address at connection time, as a lasting "host not allowed", without connecting',
+    async (host) => {
+      const before = requests;
+      const error = await transport.deliver(target(host), notification, 2_000).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DeliveryError);
+      expect(error).toMatchObject({ kind: 'ConfigurationError', detail: expect.stringMatching(/link-local address 169\.254\.169\.254/) });
+      expect((error as DeliveryError).message).toBe('host not allowed');
+      expect(requests).toBe(before);
+    },
+  );
 });

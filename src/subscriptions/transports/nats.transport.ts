@@ -1,6 +1,8 @@
-import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, type NatsConnection, type TlsOptions } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { DeliveryError } from '../delivery-error.js';
+import type { HostPolicy } from '../../outbound/host-policy.js';
+import { failureDetail, HostNotAllowedError, OutboundReason } from '../../outbound/outbound-failure.js';
+import { asDeliveryError, BrokerReason, DeliveryError } from '../delivery-error.js';
 import type { RenderedNotification } from '../notification-format.js';
 import type { DestinationTarget, Transport } from './transport.js';
 
@@ -9,9 +11,16 @@ import type { DestinationTarget, Transport } from './transport.js';
  * notification id, so the stream drops a redelivery within its duplicate window; success is the
  * stream's ack. One connection per URL. No stream capturing the subject ("no responders") and refused
  * credentials are configuration errors; anything else is temporary.
+ *
+ * The client resolves host names itself and follows the servers a server announces (cluster updates):
+ * so the host is checked by the outbound policy first and the client is given the checked addresses,
+ * with its own resolution and cluster updates off (a server cannot send it elsewhere); a tls:// URL
+ * keeps its host name for the certificate check.
  */
 export class NatsTransport implements Transport {
   private readonly clients = new Map<string, Promise<{ connection: NatsConnection; js: JetStreamClient }>>();
+
+  constructor(private readonly policy: HostPolicy) {}
 
   hosts(target: DestinationTarget): string[] {
     return [new URL(target.credentials.url).hostname];
@@ -24,26 +33,14 @@ export class NatsTransport implements Transport {
       h.set('Content-Type', notification.contentType);
       await js.publish(target.destination.subject, new TextEncoder().encode(notification.body), { msgID: notification.id, timeout: timeoutMs, headers: h });
     } catch (error) {
-      const message = describe(error);
-      // The client reports a publish nothing answered (no stream captures the subject) as "jetstream is not enabled".
-      const noStream = /no responders|503|jetstream is not enabled/i.test(message);
-      const lasting = noStream || /authori[sz]ation|authentication|permissions violation/i.test(message);
-      throw new DeliveryError(lasting ? 'ConfigurationError' : 'TemporaryError', noStream ? `no stream captures the subject '${target.destination.subject}' (${message})` : message);
+      throw natsFailure(error);
     }
   }
 
   private client(url: string, timeoutMs: number): Promise<{ connection: NatsConnection; js: JetStreamClient }> {
     let client = this.clients.get(url);
     if (!client) {
-      const parsed = new URL(url);
-      const server = `${parsed.protocol}//${parsed.host}`;
-      client = connect({
-        servers: server,
-        user: parsed.username ? decodeURIComponent(parsed.username) : undefined,
-        pass: parsed.password ? decodeURIComponent(parsed.password) : undefined,
-        timeout: timeoutMs,
-        name: 'resource-api subscriptions',
-      }).then((connection) => {
+      client = this.connect(url, timeoutMs).then((connection) => {
         void connection.closed().then(() => this.clients.delete(url));
         return { connection, js: jetstream(connection) };
       });
@@ -53,6 +50,25 @@ export class NatsTransport implements Transport {
     return client;
   }
 
+  private async connect(url: string, timeoutMs: number): Promise<NatsConnection> {
+    const parsed = new URL(url);
+    const host = parsed.hostname.replace(/^\[|\]$/g, '');
+    const verdict = await this.policy.check(host);
+    if ('refusal' in verdict) throw verdict.refusal === OutboundReason.hostNotAllowed ? new HostNotAllowedError(verdict.detail) : new DeliveryError('TemporaryError', verdict.refusal, verdict.detail);
+    const port = parsed.port || '4222';
+    return connect({
+      servers: verdict.addresses.map((address) => `${parsed.protocol}//${address.includes(':') ? `[${address}]` : address}:${port}`),
+      resolve: false,
+      ignoreClusterUpdates: true,
+      // The transport spreads these options over tls.connect's, which takes `servername`; the type omits it.
+      ...(parsed.protocol === 'tls:' ? { tls: { servername: host } as TlsOptions } : {}),
+      user: parsed.username ? decodeURIComponent(parsed.username) : undefined,
+      pass: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+      timeout: timeoutMs,
+      name: 'resource-api subscriptions',
+    });
+  }
+
   async close(): Promise<void> {
     const clients = await Promise.allSettled([...this.clients.values()]);
     this.clients.clear();
@@ -60,7 +76,23 @@ export class NatsTransport implements Transport {
   }
 }
 
-function describe(error: unknown): string {
-  const e = error as { message?: string; code?: string };
-  return (e?.message ?? String(error)).replace(/(nats|tls):\/\/\S+/g, '<server>');
+/**
+ * A failure as the project sees it: the server's words for a lasting refusal, else the connection's
+ * reason; the client's text goes to the log only.
+ */
+function natsFailure(error: unknown): DeliveryError {
+  if (error instanceof DeliveryError) return error;
+  const e = error as { name?: string; message?: string };
+  const message = e?.message ?? String(error);
+  // The client reports a publish nothing answered (no stream captures the subject) as "jetstream is not enabled".
+  if (e?.name === 'NoResponders' || /no responders|\b503\b|jetstream is not enabled/i.test(message)) {
+    return new DeliveryError('ConfigurationError', BrokerReason.noStream, failureDetail(error));
+  }
+  if (e?.name === 'AuthorizationError' || /authori[sz]ation|authentication/i.test(message)) {
+    return new DeliveryError('ConfigurationError', BrokerReason.credentialsRefused, failureDetail(error));
+  }
+  if (e?.name === 'PermissionViolationError' || /permissions violation/i.test(message)) {
+    return new DeliveryError('ConfigurationError', BrokerReason.messageRefused, failureDetail(error));
+  }
+  return asDeliveryError(error);
 }

@@ -1,10 +1,21 @@
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
-import { DeliveryError } from '../delivery-error.js';
+import type { HostPolicy } from '../../outbound/host-policy.js';
+import { failureDetail, OutboundReason } from '../../outbound/outbound-failure.js';
+import { asDeliveryError, BrokerReason, DeliveryError } from '../delivery-error.js';
 import type { RenderedNotification } from '../notification-format.js';
 import type { DestinationTarget, Transport } from './transport.js';
 
-/** AMQP reply codes that no retry will cure: not found (unknown exchange), access refused, not allowed. */
-const LASTING = /\b(NOT_FOUND|ACCESS_REFUSED|NOT_ALLOWED|Login was refused|ACCESS-REFUSED|PRECONDITION_FAILED)\b|\b(403|404|530)\b/;
+/**
+ * The broker's refusals no retry will cure, by AMQP reply code (a closed channel's or connection's
+ * `code`) or name (a refused handshake's text), each with the server's own words for it: a library's
+ * or broker's text is never answered (it may describe the server's network).
+ */
+const LASTING: Array<[number, RegExp, string]> = [
+  [404, /\bNOT[_-]FOUND\b/, BrokerReason.exchangeMissing],
+  [403, /\bACCESS[_-]REFUSED\b|Login was refused/, BrokerReason.credentialsRefused],
+  [530, /\bNOT[_-]ALLOWED\b/, BrokerReason.virtualHostRefused],
+  [406, /\bPRECONDITION[_-]FAILED\b/, BrokerReason.messageRefused],
+];
 
 /**
  * RabbitMQ (AMQP 0-9-1, amqplib): a persistent message (`deliveryMode` 2) with `messageId` = the
@@ -12,10 +23,13 @@ const LASTING = /\b(NOT_FOUND|ACCESS_REFUSED|NOT_ALLOWED|Login was refused|ACCES
  * channel per (URI, exchange), opened on first use and dropped when they close: a channel error (an
  * exchange deleted, say) closes only that exchange's channel. An unknown exchange or refused credentials
  * are configuration errors; anything else (connection refused, a broker restarting) is temporary.
+ * Connections resolve the broker's host through the outbound policy's lookup (checked addresses only).
  */
 export class RabbitMqTransport implements Transport {
   private readonly connections = new Map<string, Promise<ChannelModel>>();
   private readonly channels = new Map<string, Promise<ConfirmChannel>>();
+
+  constructor(private readonly policy: HostPolicy) {}
 
   hosts(target: DestinationTarget): string[] {
     return [new URL(target.credentials.uri).hostname];
@@ -25,14 +39,12 @@ export class RabbitMqTransport implements Transport {
     const { exchange, routingKey = '' } = target.destination;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DeliveryError('TemporaryError', `no confirm from the broker within ${timeoutMs / 1000} s`)), timeoutMs);
+      timer = setTimeout(() => reject(new DeliveryError('TemporaryError', OutboundReason.timedOut, `no confirm from the broker within ${timeoutMs / 1000} s`)), timeoutMs);
     });
     try {
       await Promise.race([this.publish(target.credentials.uri, exchange, routingKey, notification, timeoutMs), timeout]);
     } catch (error) {
-      if (error instanceof DeliveryError) throw error;
-      const message = describe(error);
-      throw new DeliveryError(LASTING.test(message) ? 'ConfigurationError' : 'TemporaryError', message);
+      throw brokerFailure(error);
     } finally {
       clearTimeout(timer);
     }
@@ -41,7 +53,7 @@ export class RabbitMqTransport implements Transport {
   private async publish(uri: string, exchange: string, routingKey: string, notification: RenderedNotification, timeoutMs: number): Promise<void> {
     const channel = await this.channel(uri, exchange, timeoutMs);
     await new Promise<void>((resolve, reject) => {
-      const onClose = (error?: Error) => reject(error ?? new Error('the channel closed before the broker confirmed'));
+      const onClose = (error?: Error) => reject(error ?? new DeliveryError('TemporaryError', BrokerReason.messageRefused, 'the channel closed before the broker confirmed'));
       channel.once('error', onClose);
       channel.publish(
         exchange,
@@ -50,7 +62,7 @@ export class RabbitMqTransport implements Transport {
         { persistent: true, messageId: notification.id, contentType: notification.contentType, timestamp: Math.floor(Date.now() / 1000) },
         (error: unknown) => {
           channel.removeListener('error', onClose);
-          if (error) reject(error instanceof Error ? error : new Error(`the broker refused the message: ${String(error)}`));
+          if (error) reject(new DeliveryError('TemporaryError', BrokerReason.messageRefused, failureDetail(error)));
           else resolve();
         },
       );
@@ -76,7 +88,7 @@ export class RabbitMqTransport implements Transport {
   private connection(uri: string, timeoutMs: number): Promise<ChannelModel> {
     let connection = this.connections.get(uri);
     if (!connection) {
-      connection = connect(uri, { timeout: timeoutMs }).then((model) => {
+      connection = connect(uri, { timeout: timeoutMs, lookup: this.policy.lookup }).then((model) => {
         model.on('error', () => undefined);
         model.on('close', () => {
           this.connections.delete(uri);
@@ -98,9 +110,17 @@ export class RabbitMqTransport implements Transport {
   }
 }
 
-/** An error's message, without the URI (and its password) some connection errors quote. */
-function describe(error: unknown): string {
-  const e = error as { message?: string; code?: string };
-  const message = e?.code && !e.message?.includes(e.code) ? `${e.code}: ${e.message}` : (e?.message ?? String(error));
-  return message.replace(/amqps?:\/\/\S+/g, '<broker>');
+/**
+ * A failure as the project sees it: a lasting refusal of the broker in the server's words, else the
+ * connection's reason (could not connect, TLS failed, timed out, host not allowed); the broker's or the
+ * library's text (without the URI's credentials) goes to the log only.
+ */
+function brokerFailure(error: unknown): DeliveryError {
+  if (error instanceof DeliveryError) return error;
+  const e = error as { message?: string; code?: unknown };
+  const lasting = LASTING.find(([code, name]) => e?.code === code || name.test(e?.message ?? ''));
+  if (lasting) return new DeliveryError('ConfigurationError', lasting[2], failureDetail(error));
+  // A channel or connection the broker closed with a reply code: the broker's doing, not the network's.
+  if (typeof e?.code === 'number') return new DeliveryError('TemporaryError', BrokerReason.messageRefused, failureDetail(error));
+  return asDeliveryError(error);
 }

@@ -15,7 +15,7 @@ export interface DestinationTarget {
  * a `DeliveryError` otherwise; it is called only after the host was allowed (`hosts`).
  */
 export interface Transport {
-  /** The host names delivery connects to, checked against SUBSCRIPTION_DESTINATION_HOSTS first. */
+  /** The host names delivery connects to, checked by the outbound policy first. */
   hosts(target: DestinationTarget): string[];
   deliver(target: DestinationTarget, notification: RenderedNotification, timeoutMs: number): Promise<void>;
   close(): Promise<void>;
