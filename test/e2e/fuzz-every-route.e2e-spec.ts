@@ -16,7 +16,7 @@ import { anyText, bigNumber, expectSane, headerText, jsonBody, pathSegment, quer
  * `FUZZ_RUNS` sets the runs per route (`npm run fuzz` runs more), `FUZZ_SEED` explores other inputs.
  */
 
-const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 20);
+const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 15);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_129);
 const ANSWER_BOUND_MS = 10_000;
 const ALL_SCOPES = 'manage_test view_test manage_products manage_api_clients view_messages view_audit_log manage_subscriptions view_subscriptions';
@@ -37,6 +37,8 @@ interface Request {
 const COMMON_QUERY = ['where', 'sort', 'limit', 'offset', 'withTotal', 'expand', 'version', 'key', 'staged', 'var.v', 'text.en', 'fuzzy', 'filter', 'facet', 'access_token', '__proto__'];
 /** Headers every route may meet. */
 const COMMON_HEADERS = ['Accept', 'If-None-Match', 'If-Match', 'Prefer', 'X-Correlation-ID', 'X-Request-Id', 'Last-Event-ID', 'Accept-Language', 'Origin', 'X-Forwarded-For'];
+/** Routes the Swagger page registers (its HTML, assets and document). */
+const DOCS_ROUTE = /^\/docs(\/|$)/;
 const CONTENT_TYPES = [
   'application/json',
   'application/json; charset=utf-8',
@@ -169,7 +171,9 @@ describe('every route, fuzzed', () => {
       await fc.assert(
         fc.asyncProperty(requestFor(route), async (request) => {
           const answer = await send(request);
-          expectSane(answer, request.method);
+          // The Swagger page's own routes (its files, its LICENSE) are the page library's: only no 5xx is theirs to keep.
+          if (DOCS_ROUTE.test(route.path)) expect(answer.status).toBeLessThan(500);
+          else expectSane(answer, request.method);
           seen.add(answer.status);
         }),
         { numRuns: RUNS_PER_ROUTE, seed: SEED },

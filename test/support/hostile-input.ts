@@ -185,7 +185,11 @@ export interface SendOptions {
  */
 export function sendRaw(target: { port: number; agent: Agent; headers: Record<string, string>; timeoutMs: number }, method: string, path: string, options: SendOptions = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const headers = { ...target.headers, ...options.headers };
+    const headers: Record<string, string> = { ...target.headers, ...options.headers };
+    // A body always travels framed (node:http sends a GET's or HEAD's body unframed otherwise).
+    if (options.body !== undefined && !Object.keys(headers).some((name) => /^(content-length|transfer-encoding)$/i.test(name))) {
+      headers['Content-Length'] = String(Buffer.byteLength(options.body));
+    }
     const req = httpRequest({ host: '127.0.0.1', port: target.port, method, path, agent: target.agent, headers, timeout: target.timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
