@@ -194,3 +194,19 @@ describe('paths with dot segments or encoded dots, and requests without Host', (
     expect(res.status).toBe(200);
   });
 });
+
+describe('the Swagger page\'s files under conditions they cannot meet', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('If-Match that does not match → 412 PreconditionFailed in the envelope (not a 500)', async () => {
+    expectEnvelope(await t.http.get('/docs/swagger-ui.css').set('If-Match', '"nope"'), 412, 'PreconditionFailed');
+  });
+
+  it('a Range past the end → 416 RangeNotSatisfiable in the envelope (not a 500)', async () => {
+    expectEnvelope(await t.http.get('/docs/swagger-ui.css').set('Range', 'bytes=99999999-'), 416, 'RangeNotSatisfiable');
+  });
+});
