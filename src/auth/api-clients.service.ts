@@ -4,7 +4,7 @@ import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import type { PageQueryDto } from '../common/page-query.dto.js';
 import { ApiClientDraftDto, ApiClientDto, ApiClientPageDto, CreatedApiClientDto, toApiClientDto } from './api-client.dto.js';
-import { ApiClientsRepository, StoredApiClient } from './api-clients.repository.js';
+import { ApiClientsRepository, type StoredApiClient } from './api-clients.repository.js';
 import { DUMMY_SECRET_HASH, generateSecret, hashSecret, verifySecret } from './secret-hash.js';
 import { invalidClientScope, invalidCustomerScope, splitScopes } from './scopes.js';
 

@@ -1,6 +1,6 @@
 import { configSection } from '../config/env-reader.js';
 import { PROJECT_KEY_PATTERN } from '../common/project-key.js';
-import { EncryptionKey, parseEncryptionKey } from './key-encryption.js';
+import { type EncryptionKey, parseEncryptionKey } from './key-encryption.js';
 
 export interface BootstrapClientConfig {
   projectKey: string;

@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { routeDeclaration } from '../common/route-config.js';
 import type { RequestWithToken } from './jwt-verifier.js';
 import { RequestAuthenticator } from './request-authenticator.js';

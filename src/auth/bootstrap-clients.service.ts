@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { OpenedDatabaseInfo } from '../database/database.module.js';
 import { ApiClientsRepository } from './api-clients.repository.js';

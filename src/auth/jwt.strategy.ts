@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { JwtPayload } from 'jsonwebtoken';
-import { ExtractJwt, SecretOrKeyProvider, Strategy } from 'passport-jwt';
-import { ACCEPTED_ALGORITHMS, CLOCK_TOLERANCE_SECONDS, JwtVerifier, VerifiedToken } from './jwt-verifier.js';
+import { ExtractJwt, type SecretOrKeyProvider, Strategy } from 'passport-jwt';
+import { ACCEPTED_ALGORITHMS, CLOCK_TOLERANCE_SECONDS, JwtVerifier, type VerifiedToken } from './jwt-verifier.js';
 
 /**
  * Passport's JWT strategy: the bearer token's signature, expiry and claims, checked by the rules of

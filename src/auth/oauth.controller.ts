@@ -4,8 +4,8 @@ import type { FastifyReply } from 'fastify';
 import { FormBody } from '../common/request-body.js';
 import { ApiErrors, ErrorResponseDto } from '../common/error.dto.js';
 import { Public } from './access.decorator.js';
-import { IssuedToken } from './token.service.js';
-import { Introspection, OAuthService } from './oauth.service.js';
+import { type IssuedToken } from './token.service.js';
+import { type Introspection, OAuthService } from './oauth.service.js';
 
 class TokenRequestDto {
   @ApiProperty({ enum: ['client_credentials'] }) grant_type: string;

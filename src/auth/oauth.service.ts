@@ -10,7 +10,7 @@ import { ApiClientsService } from './api-clients.service.js';
 import type { StoredApiClient } from './api-clients.repository.js';
 import { CUSTOMER_SCOPE, invalidCustomerScope, splitScopes } from './scopes.js';
 import { SigningKeysService } from './signing-keys.service.js';
-import { IssuedToken, TokenService } from './token.service.js';
+import { type IssuedToken, TokenService } from './token.service.js';
 
 export interface Introspection {
   active: boolean;

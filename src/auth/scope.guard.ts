@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { authConfig, type AuthConfig } from './auth.config.js';
 import { assertProjectKey } from '../common/project-key.js';
 import { routeDeclaration } from '../common/route-config.js';

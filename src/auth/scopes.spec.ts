@@ -1,4 +1,4 @@
-import { AccessRule, customerOf, describeRule, grant, invalidClientScope, invalidCustomerScope, splitScopes } from './scopes.js';
+import { type AccessRule, customerOf, describeRule, grant, invalidClientScope, invalidCustomerScope, splitScopes } from './scopes.js';
 
 const VIEW: AccessRule = { scopes: ['manage_test', 'view_test'] };
 const MANAGE: AccessRule = { scopes: ['manage_test'] };

@@ -1,5 +1,5 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, JsonWebKey, KeyObject } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, KeyObject } from 'node:crypto';
 import { authConfig, type AuthConfig } from './auth.config.js';
 import { Database } from '../database/database.js';
 import { decryptPem, encryptedWith, encryptPem } from './key-encryption.js';

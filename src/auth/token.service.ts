@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { authConfig, type AuthConfig } from './auth.config.js';
 import { invalidToken } from './auth.errors.js';
-import { ApiClientsRepository, StoredApiClient } from './api-clients.repository.js';
-import { JwtVerifier, VerifiedToken } from './jwt-verifier.js';
+import { ApiClientsRepository, type StoredApiClient } from './api-clients.repository.js';
+import { JwtVerifier, type VerifiedToken } from './jwt-verifier.js';
 import { SigningKeysService } from './signing-keys.service.js';
 
 export interface IssuedToken {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { isDatabaseUnavailable } from '../common/database-errors.js';
 import { changeLogConfig, type ChangeLogConfig } from './change-log.config.js';
 import { RETENTION_BATCH, RetentionRepository, type RetainedKind } from './retention.repository.js';

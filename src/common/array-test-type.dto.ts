@@ -1,11 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsObject, ValidateNested } from 'class-validator';
 import {
   boundedString,
   Elements,
-  ElementRule,
+  type ElementRule,
   int64Element,
   IsInt32,
   IsInt64,

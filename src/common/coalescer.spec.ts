@@ -1,4 +1,4 @@
-import { Coalescer, CoalescerOptions } from './coalescer.js';
+import { Coalescer, type CoalescerOptions } from './coalescer.js';
 
 /** An item of the tests: a name, and its weight for `maxWeight`. */
 interface Item {

@@ -1,6 +1,6 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, ErrorDetail } from './domain-error.js';
+import { DomainError, type ErrorDetail } from './domain-error.js';
 import { ErrorCode, ERROR_STATUS } from './error-code.js';
 import { isDatabaseUnavailable, isDataException, isStatementTimeout } from './database-errors.js';
 

@@ -1,4 +1,4 @@
-import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { RequestWithBody } from './body-parsers.js';
 import { DomainError } from './domain-error.js';
 import { ErrorCode } from './error-code.js';

@@ -1,4 +1,4 @@
-import { DomainError, ErrorDetail } from '../common/domain-error.js';
+import { DomainError, type ErrorDetail } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { MAX_KEY_LENGTH } from './complex-path.dto.js';
 

@@ -1,4 +1,4 @@
-import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { type DynamicModule, Global, Module, type Provider } from '@nestjs/common';
 
 /** Makes the configuration sections (one provider each, see `configSection`) injectable everywhere. */
 @Global()

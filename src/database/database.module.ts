@@ -1,9 +1,9 @@
-import { Global, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import { APPLICATION_NAME, poolOptions } from './data-source-options.js';
 import { databaseConfig, type DatabaseConfig } from './database.config.js';
 import { Database } from './database.js';
-import { OpenedDatabase, openDataSource } from './open-data-source.js';
+import { type OpenedDatabase, openDataSource } from './open-data-source.js';
 import { ReadReplicas } from './read-replicas.js';
 
 const OPENED_DATABASE = Symbol('OPENED_DATABASE');

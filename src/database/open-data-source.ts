@@ -3,8 +3,8 @@ import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import type { Pool } from 'pg';
 import type { DatabaseConfig } from './database.config.js';
-import { buildDataSourceOptions, ConnectionTarget } from './data-source-options.js';
-import { EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
+import { buildDataSourceOptions, type ConnectionTarget } from './data-source-options.js';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
 
 /** Any constant: replicas starting together queue on it while one applies the migrations. */
 const MIGRATION_LOCK_ID = 7_316_200_142;

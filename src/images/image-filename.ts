@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { extensionOf, ImageType } from './image-format.js';
+import { extensionOf, type ImageType } from './image-format.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const MAX_BASE_LENGTH = 100;

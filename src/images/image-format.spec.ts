@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { gif, jpeg, png } from '../../test/support/image-bytes.js';
-import { detectImageType, hasSignature, IMAGE_TYPES, ImageType, parseImageType, readDimensions } from './image-format.js';
+import { detectImageType, hasSignature, IMAGE_TYPES, type ImageType, parseImageType, readDimensions } from './image-format.js';
 
 /** Content-Type parsing, signature checks and dimensions of the three formats. */
 

@@ -3,7 +3,7 @@ import { ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags
 import type { FastifyReply } from 'fastify';
 import { Public, RequireScope } from '../auth/access.decorator.js';
 import { ApiErrors } from '../common/error.dto.js';
-import { CurrentPrincipal, Principal } from '../common/principal.js';
+import { CurrentPrincipal, type Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
 import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { ParamPatterns, UUID_PATTERN } from '../common/route-params.js';

@@ -7,10 +7,10 @@ import { hasSignature, readDimensions } from './image-format.js';
 import { matchesEtag, prefersAsync } from './image-headers.js';
 import { storedFilename } from './image-filename.js';
 import { IMAGE_STORE, type ImageStore } from './image-store.js';
-import { ImageUpload, ReceivedImage, unsupportedType } from './image-upload.js';
+import { ImageUpload, type ReceivedImage, unsupportedType } from './image-upload.js';
 import { imagesConfig, type ImagesConfig } from './images.config.js';
 import type { UploadImageQueryDto } from './images.dto.js';
-import { ImagesRepository, NewImage } from './images.repository.js';
+import { ImagesRepository, type NewImage } from './images.repository.js';
 import { UploadSlots } from './upload-slots.js';
 
 export interface UploadAnswer {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 
 import { isDatabaseUnavailable } from '../common/database-errors.js';
 import { IMAGE_STORE, type ImageStore } from './image-store.js';

@@ -1,4 +1,4 @@
-import { DomainError, ErrorDetail } from '../common/domain-error.js';
+import { DomainError, type ErrorDetail } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { parseJson } from '../common/lossless-json.js';
 import { toObjectPattern } from '../common/object-pattern.js';

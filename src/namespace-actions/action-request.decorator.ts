@@ -1,4 +1,4 @@
-import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { RequestWithBody } from '../common/body-parsers.js';
 import type { RequestWithPrincipal } from '../common/principal.js';

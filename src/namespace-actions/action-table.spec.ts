@@ -1,4 +1,4 @@
-import { ActionDeclaration } from './action-declaration.js';
+import { type ActionDeclaration } from './action-declaration.js';
 import { ActionTable } from './action-table.js';
 
 const store = (key: string): ActionDeclaration['handler'] => ({ type: 'store', key });

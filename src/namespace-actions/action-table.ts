@@ -1,4 +1,4 @@
-import { ActionDeclaration, ActionHandler, endpointName } from './action-declaration.js';
+import { type ActionDeclaration, type ActionHandler, endpointName } from './action-declaration.js';
 
 /**
  * Which declaration answers an endpoint for a project: the project's own, else the file's declaration

@@ -5,9 +5,9 @@ import { parseJson } from '../common/lossless-json.js';
 import { PROJECT_KEY_PATTERN } from '../common/project-key.js';
 import {
   ACTION_ENDPOINTS,
-  ActionDeclaration,
-  ActionEndpoint,
-  ActionHandler,
+  type ActionDeclaration,
+  type ActionEndpoint,
+  type ActionHandler,
   endpointName,
 } from './action-declaration.js';
 import { HEADER_NAME, HEADER_VALUE, reservedAnswerHeader, reservedBackendHeader } from './http-headers.js';

@@ -9,7 +9,7 @@ import { ACTION_ENDPOINTS } from './action-declaration.js';
 import { CurrentActionRequest } from './action-request.decorator.js';
 import type { ActionAnswer } from './backend-client.js';
 import { CartDto } from './namespace-actions.dto.js';
-import { ActionRequest, NamespaceActionsService } from './namespace-actions.service.js';
+import { type ActionRequest, NamespaceActionsService } from './namespace-actions.service.js';
 
 const [POST_ACTION, GET_ACTION, GET_WITH_EXAMPLE, GET_WITH_HEADERS, PUT_PRIMITIVE] = ACTION_ENDPOINTS;
 

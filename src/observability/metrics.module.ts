@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import { METRICS_REGISTRY } from './metrics-registry.js';
 import type { MetricsConfig } from './observability.config.js';

@@ -1,4 +1,4 @@
-import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { ApiPropertyOptional, ApiQuery } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { PageQueryDto } from '../common/page-query.dto.js';

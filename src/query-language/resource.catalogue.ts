@@ -1,4 +1,4 @@
-import { compileCatalogue, DocumentSpec } from './catalogue.js';
+import { compileCatalogue, type DocumentSpec } from './catalogue.js';
 
 /**
  * `objectTypeProperty`: the seven arrays of an ArrayTestType in the schema's order (jsonb keeps its keys

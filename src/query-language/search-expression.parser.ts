@@ -1,5 +1,5 @@
 import type { Catalogue, SearchDataType, SearchPath } from './catalogue.js';
-import { COLUMN, Lexicon, matchAt, QuerySyntaxError, Token, tokenize } from './lexer.js';
+import { COLUMN, type Lexicon, matchAt, QuerySyntaxError, type Token, tokenize } from './lexer.js';
 
 /**
  * The filter and facet expressions of GET /{projectKey}/resource/searchApiPattern (CONTRACT.md §5, §10):

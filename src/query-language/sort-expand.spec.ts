@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { RESOURCE_CATALOGUE } from './resource.catalogue.js';
-import { expandError, orderBy as orderByIn, parseSort, SortItem, sortError as sortErrorIn } from './sort-expand.js';
+import { expandError, orderBy as orderByIn, parseSort, type SortItem, sortError as sortErrorIn } from './sort-expand.js';
 
 // Sorts over the resource's catalogue.
 const sortError = (text: string) => sortErrorIn(RESOURCE_CATALOGUE, text);

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { QuerySyntaxError as PredicateError } from './lexer.js';
 import { RESOURCE_CATALOGUE } from './resource.catalogue.js';
-import { parseWhere as parseIn, Predicate, WHERE_LIMITS } from './where-parser.js';
-import { SqlParams, translateWhere as translateIn, Variables, WhereHints, whereToSql as whereToSqlIn } from './where-sql.js';
+import { parseWhere as parseIn, type Predicate, WHERE_LIMITS } from './where-parser.js';
+import { SqlParams, translateWhere as translateIn, type Variables, type WhereHints, whereToSql as whereToSqlIn } from './where-sql.js';
 
 // The language over the resource's catalogue.
 const parseWhere = (text: string) => parseIn(RESOURCE_CATALOGUE, text);

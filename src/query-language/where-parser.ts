@@ -1,5 +1,5 @@
 import type { Catalogue, QueryField, Scope } from './catalogue.js';
-import { LINE_AND_COLUMN, Lexicon, matchAt, QuerySyntaxError, Token, tokenize } from './lexer.js';
+import { LINE_AND_COLUMN, type Lexicon, matchAt, QuerySyntaxError, type Token, tokenize } from './lexer.js';
 
 /*
  * The query-predicate language of `where` (CONTRACT.md §5, §10 "Query language"), after commercetools':

@@ -1,6 +1,6 @@
 import { canonicalInt64 } from '../common/query-params.js';
 import type { Catalogue, DocumentSql, QueryField, Scope, ValueType } from './catalogue.js';
-import { CompareOp, ListNode, parseWhere, Predicate, predicateError, ValueNode, WHERE_LIMITS } from './where-parser.js';
+import { type CompareOp, type ListNode, parseWhere, type Predicate, predicateError, type ValueNode, WHERE_LIMITS } from './where-parser.js';
 
 /*
  * Translates a parsed `where` predicate into a SQL condition over a catalogue's table (`resource r`:

@@ -4,7 +4,7 @@ import { parseJson } from '../common/lossless-json.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { Optional, QueryBoolean, QueryInt64, QueryNumber, QueryString, Repeatable } from '../common/validation/decorators.js';
-import { ObjectPattern, toObjectPattern } from '../common/object-pattern.js';
+import { type ObjectPattern, toObjectPattern } from '../common/object-pattern.js';
 import { documentArrays } from '../query-language/catalogue.js';
 import { OBJECT_TYPE_PROPERTY } from '../query-language/resource.catalogue.js';
 

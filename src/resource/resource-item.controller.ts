@@ -4,7 +4,7 @@ import { RequireScope } from '../auth/access.decorator.js';
 import { RequestBody } from '../common/request-body.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
-import { CurrentPrincipal, Principal } from '../common/principal.js';
+import { CurrentPrincipal, type Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
 import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { ParamPatterns, UUID_PATTERN } from '../common/route-params.js';

@@ -5,12 +5,12 @@ import { RequireScope } from '../auth/access.decorator.js';
 import { RequestBody } from '../common/request-body.js';
 import { ApiErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
-import { CurrentPrincipal, Principal } from '../common/principal.js';
+import { CurrentPrincipal, type Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
 import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { ArrayTestTypeDto } from '../common/array-test-type.dto.js';
 import { DRAFT_EXAMPLE, KeyedObjectTestTypeDraftDto, ObjectTestTypeDraftDto, ObjectTestTypeDto } from './resource.dto.js';
-import { MERGE_LIMIT, WrittenResource } from './resource.repository.js';
+import { MERGE_LIMIT, type WrittenResource } from './resource.repository.js';
 import { GetResourcesQueryDto, HeadResourcesQueryDto } from './resource-filter.js';
 import { ResourceService } from './resource.service.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Database, PROJECT_WAIT_MS, projectBusy, Statement } from '../database/database.js';
+import { Database, PROJECT_WAIT_MS, projectBusy, type Statement } from '../database/database.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { isDatabaseUnavailable, isStatementTimeout, isUniqueViolation } from '../common/database-errors.js';

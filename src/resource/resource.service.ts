@@ -4,7 +4,7 @@ import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { tooLarge } from '../database/bounded-list.js';
 import type { Principal } from '../common/principal.js';
 import { toJsonText } from '../common/lossless-json.js';
-import { ResourceRepository, UpsertInput, WrittenResource } from './resource.repository.js';
+import { ResourceRepository, type UpsertInput, type WrittenResource } from './resource.repository.js';
 import { KEY_PATTERN, KeyedObjectTestTypeDraftDto, ObjectTestTypeDraftDto, UpdateRequestDto } from './resource.dto.js';
 import { buildResourceFilter, GetResourcesQueryDto, HeadResourcesQueryDto } from './resource-filter.js';
 import { reduceActions } from './update-actions.js';

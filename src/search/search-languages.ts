@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { searchConfig, type SearchConfig } from './search.config.js';
 import { Database } from '../database/database.js';
 import { FALLBACK_CONFIG } from './text-search.js';

@@ -7,9 +7,9 @@ import { ErrorCode } from '../common/error-code.js';
 import type { RawQuery } from '../common/query-params.js';
 import { QuerySyntaxError } from '../query-language/lexer.js';
 import { RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
-import { FacetExpression, FilterExpression, parseFacet, parseFilter } from '../query-language/search-expression.parser.js';
+import { type FacetExpression, type FilterExpression, parseFacet, parseFilter } from '../query-language/search-expression.parser.js';
 import { SEARCH_LIMITS, SearchQueryDto } from './search.dto.js';
-import { FuzzyWord, SearchPlan, SearchRepository, SortField, TextCondition } from './search.repository.js';
+import { type FuzzyWord, type SearchPlan, SearchRepository, type SortField, type TextCondition } from './search.repository.js';
 import {
   charLength,
   configFor,

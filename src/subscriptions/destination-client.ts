@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { HostPolicy, HostVerdict } from '../outbound/host-policy.js';
 import { OutboundPolicy } from '../outbound/outbound-policy.service.js';
 import { DeliveryError } from './delivery-error.js';

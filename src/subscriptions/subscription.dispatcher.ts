@@ -1,11 +1,11 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { isDatabaseUnavailable } from '../common/database-errors.js';
 import { changeLogConfig, type ChangeLogConfig } from '../change-log/change-log.config.js';
 import { asDeliveryError } from './delivery-error.js';
 import { DestinationClient } from './destination-client.js';
 import { renderNotification } from './notification-format.js';
 import { retryDelay } from './retry-delay.js';
-import { ClaimedNotification, NotificationQueueRepository, StatusUpdate } from './notification-queue.repository.js';
+import { type ClaimedNotification, NotificationQueueRepository, type StatusUpdate } from './notification-queue.repository.js';
 import { SubscriptionMetrics } from './subscription.metrics.js';
 import { subscriptionsConfig, type SubscriptionsConfig } from './subscriptions.config.js';
 import type { DestinationTarget } from './transports/transport.js';

@@ -4,9 +4,9 @@ import { DomainError } from '../common/domain-error.js';
 import type { PageQueryDto } from '../common/page-query.dto.js';
 import { asDeliveryError, shownReason } from './delivery-error.js';
 import { DestinationClient } from './destination-client.js';
-import { NotificationFormat, renderTestNotification } from './notification-format.js';
+import { type NotificationFormat, renderTestNotification } from './notification-format.js';
 import {
-  Destination,
+  type Destination,
   MAX_SUBSCRIPTIONS_PER_PROJECT,
   SubscriptionDraftDto,
   SubscriptionHealthDto,
@@ -16,7 +16,7 @@ import {
 } from './subscription.dto.js';
 import { SubscriptionErrors } from './subscriptions.errors.js';
 import { subscriptionsConfig, type SubscriptionsConfig } from './subscriptions.config.js';
-import { StoredSubscription, SubscriptionChanges, SubscriptionsRepository } from './subscriptions.repository.js';
+import { type StoredSubscription, type SubscriptionChanges, SubscriptionsRepository } from './subscriptions.repository.js';
 import type { DestinationTarget } from './transports/transport.js';
 import { generateWebhookSecret, maskWebhookSecret } from './webhook-signature.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Database } from '../../src/database/database.js';
-import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, onPostgres, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { errorCode, expectErrorEnvelope as expectError } from '../support/expect-error.js';
 import { basic } from '../support/auth.js';

@@ -16,7 +16,7 @@ import { SigningKeysService } from '../../src/auth/signing-keys.service.js';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp, createHttpAdapter } from '../../src/configure-app.js';
 import { loadConfig } from '../../src/app-config.js';
-import { createTestApp, onPostgres, TestApp } from '../support/test-app.js';
+import { createTestApp, onPostgres, type TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { errorCode, expectErrorEnvelope } from '../support/expect-error.js';
 

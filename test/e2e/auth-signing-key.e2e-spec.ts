@@ -1,5 +1,5 @@
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 
 /** A configured signing key (AUTH_PRIVATE_KEY) replaces the generated one. */
 describe('AUTH_PRIVATE_KEY', () => {

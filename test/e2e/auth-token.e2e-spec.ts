@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClientsService } from '../../src/auth/api-clients.service.js';
-import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, onPostgres, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
 import { basic } from '../support/auth.js';

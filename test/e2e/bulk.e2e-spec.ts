@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, onPostgres, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { INT64_MAX, INT64_MIN } from '../support/fixtures.js';
 import { newKey } from '../support/resources.js';
 import { png } from '../support/image-bytes.js';

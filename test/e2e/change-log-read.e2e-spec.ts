@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { Database } from '../../src/database/database.js';
-import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft, INT64_MAX, INT64_MIN } from '../support/fixtures.js';
 import { createResource, queryPath, resourcePath } from '../support/resources.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { Database } from '../../src/database/database.js';
 import { RETENTION_BATCH, RETENTION_LOCK_ID } from '../../src/change-log/retention.repository.js';
 import { RetentionWorker } from '../../src/change-log/retention.worker.js';
-import { createTestApp, onPostgres, TestApp } from '../support/test-app.js';
+import { createTestApp, onPostgres, type TestApp } from '../support/test-app.js';
 import { sleep } from '../support/timing.js';
 
 /*

@@ -1,4 +1,4 @@
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { arrays, draft, INT64_MAX, type ResourceBody } from '../support/fixtures.js';
 import { newKey, resourcePath } from '../support/resources.js';
 import { png } from '../support/image-bytes.js';

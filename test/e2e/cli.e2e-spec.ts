@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, onPostgres, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 
 const run = promisify(execFile);
 

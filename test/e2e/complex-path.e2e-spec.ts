@@ -1,4 +1,4 @@
-import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
 import { ARRAY_FIELDS, INT64_MAX } from '../support/fixtures.js';
 import { OUT_OF_ORDER_PROPERTIES_EXAMPLE } from '../../src/complex-path/complex-path.dto.js';

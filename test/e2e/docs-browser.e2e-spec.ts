@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { Database } from '../../src/database/database.js';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { createApiClient, listenOnFreePort } from '../support/listening-app.js';
 
 /*

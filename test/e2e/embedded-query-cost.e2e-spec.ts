@@ -1,5 +1,5 @@
 import { Database } from '../../src/database/database.js';
-import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, onPostgres, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
 
 /*

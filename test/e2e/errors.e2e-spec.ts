@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Response } from 'supertest';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { arrays, draft } from '../support/fixtures.js';
 import { expectErrorEnvelope as expectEnvelope } from '../support/expect-error.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { Database, PROJECT_WAIT_MS } from '../../src/database/database.js';
-import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, onPostgres, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
 import { png } from '../support/image-bytes.js';

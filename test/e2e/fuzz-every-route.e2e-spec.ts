@@ -1,7 +1,7 @@
 import { Agent } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { listenOnFreePort } from '../support/listening-app.js';
 import { draft } from '../support/fixtures.js';
 import { png } from '../support/image-bytes.js';

@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { listenOnFreePort } from '../support/listening-app.js';
 import { draft } from '../support/fixtures.js';
-import { Answer, sendRaw, type SendOptions, ENVELOPE_MEMBERS, INTERNALS, expectSane, headerText, anyText, queryValue, bigNumber, WHERE_FIELDS, ARRAY_FIELDS, OPERATORS, whereText, filterExpression, sortValue, queryString, pathSegment, jsonBody, updateBody } from '../support/hostile-input.js';
+import { type Answer, sendRaw, type SendOptions, ENVELOPE_MEMBERS, INTERNALS, expectSane, headerText, anyText, queryValue, bigNumber, WHERE_FIELDS, ARRAY_FIELDS, OPERATORS, whereText, filterExpression, sortValue, queryString, pathSegment, jsonBody, updateBody } from '../support/hostile-input.js';
 import { png } from '../support/image-bytes.js';
 
 /*

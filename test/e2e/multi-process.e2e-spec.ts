@@ -28,7 +28,7 @@ import { gif, jpeg, png } from '../support/image-bytes.js';
 import {
   authHeader as tokenFor,
   bootstrapEnv,
-  BootstrapClient,
+  type BootstrapClient,
   call,
   deadline,
   freePort,

@@ -2,11 +2,11 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
 import { draft } from '../support/fixtures.js';
 import { png } from '../support/image-bytes.js';
-import { authHeader, BootstrapClient, bootstrapEnv, freePort, ServerProcess, sleep } from '../support/server-process.js';
+import { authHeader, type BootstrapClient, bootstrapEnv, freePort, ServerProcess, sleep } from '../support/server-process.js';
 import { Database } from '../../src/database/database.js';
 
 /*

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 
 /*
  * The OpenAPI document (CONTRACT.md §0, §10 "Addressing"): served at /openapi.json without a token,

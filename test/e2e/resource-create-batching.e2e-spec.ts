@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { Database, type Statement } from '../../src/database/database.js';
-import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { mapLimit } from '../support/map-limit.js';
 import { arrays, draft, INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
 import { resourcePath } from '../support/resources.js';

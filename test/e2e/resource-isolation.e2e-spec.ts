@@ -1,5 +1,5 @@
 import type { Response } from 'supertest';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { expectErrorEnvelope as expectEnvelope, expectNoInternals } from '../support/expect-error.js';
 

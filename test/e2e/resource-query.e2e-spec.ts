@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { Database } from '../../src/database/database.js';
-import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
 import { createResource, queryPath as path } from '../support/resources.js';
 import { expectErrorEnvelope, expectNoInternals } from '../support/expect-error.js';

@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
 import { Database } from '../../src/database/database.js';
 import { buildResourceFilter, GetResourcesQueryDto } from '../../src/resource/resource-filter.js';
-import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { ARRAY_FIELDS, arrays, draft, INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
 import { createResource, resourcePath as base } from '../support/resources.js';
 import { sleep } from '../support/timing.js';

@@ -1,5 +1,5 @@
 import type { Response } from 'supertest';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { arrays, draft, INT64_MAX, type ResourceBody } from '../support/fixtures.js';
 import { newKey, resourcePath } from '../support/resources.js';
 import { sleep } from '../support/timing.js';

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { listenOnFreePort } from '../support/listening-app.js';
 import { expectErrorEnvelope as expectEnvelope } from '../support/expect-error.js';

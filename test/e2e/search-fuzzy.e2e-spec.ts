@@ -1,4 +1,4 @@
-import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { createResource, searchPath } from '../support/resources.js';
 import { Database } from '../../src/database/database.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Database } from '../../src/database/database.js';
 import { loadConfig } from '../../src/app-config.js';
 import { draft } from '../support/fixtures.js';
-import { createTestApp, onPostgres, TestApp } from '../support/test-app.js';
+import { createTestApp, onPostgres, type TestApp } from '../support/test-app.js';
 
 /**
  * SEARCH_LANGUAGES (CONTRACT.md §5: "the languages the server is configured to index, English at

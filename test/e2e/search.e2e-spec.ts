@@ -1,5 +1,5 @@
 import type { Response } from 'supertest';
-import { createTestApp, TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { createTestApp, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft, INT64_MAX, INT64_MIN, type ResourceBody } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
 import { createResource, searchPath } from '../support/resources.js';

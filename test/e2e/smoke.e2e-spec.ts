@@ -1,4 +1,4 @@
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 
 describe('smoke', () => {

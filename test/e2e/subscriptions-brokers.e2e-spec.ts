@@ -5,7 +5,7 @@ import { connect as natsConnect, type NatsConnection } from '@nats-io/transport-
 import { jetstreamManager, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
 import { Database } from '../../src/database/database.js';
 import { MESSAGE_JSON } from '../../src/query-language/message.catalogue.js';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { expectErrorEnvelope as expectError } from '../support/expect-error.js';
 import { draft } from '../support/fixtures.js';
 import { until } from '../support/timing.js';

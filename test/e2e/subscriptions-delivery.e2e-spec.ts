@@ -6,10 +6,10 @@ import { DispatchDatabase } from '../../src/database/database.module.js';
 import { MESSAGE_JSON } from '../../src/query-language/message.catalogue.js';
 import { FAN_OUT } from '../../src/subscriptions/notification-queue.repository.js';
 import { BEGIN_QUEUING } from '../../src/subscriptions/subscription.dispatcher.js';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { sleep, until } from '../support/timing.js';
-import { ReceivedWebhook, verifyStandardWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
+import { type ReceivedWebhook, verifyStandardWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
 
 /*
  * Delivery of the change log to webhooks (CONTRACT.md §12): the payloads of both formats exactly, the

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:net';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { expectErrorEnvelope as expectError } from '../support/expect-error.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Database } from '../../src/database/database.js';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { sleep, until } from '../support/timing.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';

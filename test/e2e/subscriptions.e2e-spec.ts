@@ -1,5 +1,5 @@
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { expectErrorEnvelope as expectError } from '../support/expect-error.js';
 import { verifyStandardWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
 

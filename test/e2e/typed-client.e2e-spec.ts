@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createTestApp, TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp } from '../support/test-app.js';
 import { createApiClient, listenOnFreePort } from '../support/listening-app.js';
 import { png } from '../support/image-bytes.js';
 

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp, createHttpAdapter } from '../../src/configure-app.js';
-import { AppConfig, loadConfig } from '../../src/app-config.js';
+import { type AppConfig, loadConfig } from '../../src/app-config.js';
 import { ApiClientsService } from '../../src/auth/api-clients.service.js';
 import { TokenService } from '../../src/auth/token.service.js';
 import { seedEmbeddedDataDir } from './embedded-template.js';

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { registerDecorator, ValidateIf, ValidationOptions } from 'class-validator';
+import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
 import { canonicalInt64, canonicalNumber } from '../query-params.js';
 
 /*

@@ -1,10 +1,10 @@
-import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
+import { type ArgumentMetadata, Injectable, type PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { getMetadataStorage, validateSync, ValidatorOptions } from 'class-validator';
-import { DomainError, ErrorDetail } from '../domain-error.js';
+import { getMetadataStorage, validateSync, type ValidatorOptions } from 'class-validator';
+import { DomainError, type ErrorDetail } from '../domain-error.js';
 import { ErrorCode } from '../error-code.js';
 import { memoizeValidationMetadata } from './metadata-cache.js';
-import { toErrorDetails, ViolationSource } from './violations.js';
+import { toErrorDetails, type ViolationSource } from './violations.js';
 
 type DtoClass<T = object> = new () => T;
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsArray, ValidateNested } from 'class-validator';
-import { DomainError, ErrorDetail } from '../domain-error.js';
+import { DomainError, type ErrorDetail } from '../domain-error.js';
 import { parseJson } from '../lossless-json.js';
 import {
   BoundedString,

@@ -1,7 +1,7 @@
 import type { ValidationError } from 'class-validator';
-import { ErrorDetail } from '../domain-error.js';
+import { type ErrorDetail } from '../domain-error.js';
 import { ErrorCode } from '../error-code.js';
-import { ELEMENTS_CONSTRAINT, ElementsContext } from './decorators.js';
+import { ELEMENTS_CONSTRAINT, type ElementsContext } from './decorators.js';
 
 /** Where the violations of a DTO are reported: a JSON body (paths) or query parameters (names). */
 export type ViolationSource = 'body' | 'query';

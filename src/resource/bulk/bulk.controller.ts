@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { exemptFromRequestTimeout } from '../../common/http-limits.js';
 import { RequireScope } from '../../auth/access.decorator.js';
 import { ApiErrors } from '../../common/error.dto.js';
-import { CurrentPrincipal, Principal } from '../../common/principal.js';
+import { CurrentPrincipal, type Principal } from '../../common/principal.js';
 import { ProjectKey } from '../../common/project-key.js';
 import { ApiProjectKeyParam } from '../../common/api-project-key-param.decorator.js';
 import { ApiQueryVariables, QueryVariables } from '../../query-language/predicate-query.dto.js';
@@ -13,7 +13,7 @@ import { ObjectTestTypeDto } from '../resource.dto.js';
 import { ExportQueryDto, ExportSummaryDto, ImportResultDto, ImportSummaryDto, NDJSON } from './bulk.dto.js';
 import { ExportService } from './export.service.js';
 import { ImportBody } from './import-body.decorator.js';
-import { IMPORT_BATCH_SIZE, ImportRequestBody, ImportService } from './import.service.js';
+import { IMPORT_BATCH_SIZE, type ImportRequestBody, ImportService } from './import.service.js';
 
 const NDJSON_TEXT = `${NDJSON}; charset=utf-8`;
 

@@ -1,4 +1,4 @@
-import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { ImportRequestBody } from './import.service.js';
