@@ -242,7 +242,8 @@ describe('subscription delivery to webhooks', () => {
     const answered: Array<{ path: string; receivedBefore: number; body: any }> = [];
     const watch = async (sub: { path: string; id: string }) => {
       for (let done = 0; done < 5; ) {
-        // Counted before the request: a notification received by then was accepted before the answer's reads.
+        // Counted before the request: when the receiver had the notification by then and the answer shows an
+        // empty queue, the delivery was over before the answer's reads.
         const receivedBefore = at(sub.path).length;
         const res = await t.http.get(`/${project}/subscriptions/${sub.id}/health`).set(header);
         expect(res.status).toBe(200);

@@ -294,14 +294,18 @@ class ImportRun {
 
   /** The answer to a line the database refused on its own: a value it cannot store is the line's 400, anything else its failure. */
   private failedLine(line: number, error: unknown): LineResult {
+    let refusal: DomainError;
     if (isDataException(error)) {
-      return { line, status: 400, errors: DomainError.of(ErrorCode.InvalidJsonInput, 'The line holds a value the database cannot store.', { detailedErrorMessage: 'The database refused a value of the line (for example text it cannot encode).' }).errors };
+      refusal = DomainError.of(ErrorCode.InvalidJsonInput, 'The line holds a value the database cannot store.', {
+        detailedErrorMessage: 'The database refused a value of the line (for example text it cannot encode).',
+      });
+    } else if (isDatabaseUnavailable(error)) {
+      refusal = DomainError.of(ErrorCode.ServiceUnavailable, 'The database is unavailable; the line was not written. Try it again.');
+    } else {
+      this.logger.error(`An import line into ${this.projectKey} failed: ${error instanceof Error ? error.stack : String(error)}`);
+      refusal = DomainError.of(ErrorCode.General, 'An internal error occurred; the line was not written. Try it again.');
     }
-    if (isDatabaseUnavailable(error)) {
-      return { line, status: 503, errors: DomainError.of(ErrorCode.ServiceUnavailable, 'The database is unavailable; the line was not written. Try it again.').errors };
-    }
-    this.logger.error(`An import line into ${this.projectKey} failed: ${error instanceof Error ? error.stack : String(error)}`);
-    return { line, status: 500, errors: DomainError.of(ErrorCode.General, 'An internal error occurred; the line was not written. Try it again.').errors };
+    return { line, status: refusal.status as LineResult['status'], errors: refusal.errors };
   }
 
   /** Writes to the answer; waits while the client has more than RESULTS_AHEAD_BYTES of it unread. */
