@@ -49,6 +49,8 @@ describe('loadConfig', () => {
       ['http.maxResponseBytes', config.http.maxResponseBytes, 67_108_864],
       ['database.projectConcurrency', config.database.projectConcurrency, 5],
       ['images.minBytesPerSecond', config.images.minBytesPerSecond, 16_384],
+      ['images.maxDimension', config.images.maxDimension, 20_000],
+      ['images.maxPixels', config.images.maxPixels, 100_000_000],
     ])('%s', (_name, actual, expected) => {
       expect(actual).toEqual(expected);
     });
@@ -185,6 +187,11 @@ describe('loadConfig', () => {
       ['DATABASE_EMBEDDED_MAX_QUERY_COST', 'many'],
       ['IMAGES_MIN_BYTES_PER_SECOND', '-1'],
       ['IMAGES_MIN_BYTES_PER_SECOND', '16k'],
+      ['IMAGES_MAX_DIMENSION', '0'],
+      ['IMAGES_MAX_DIMENSION', '2147483648'],
+      ['IMAGES_MAX_DIMENSION', '20k'],
+      ['IMAGES_MAX_PIXELS', '0'],
+      ['IMAGES_MAX_PIXELS', '100M'],
       ['HTTP_MAX_RESPONSE_BYTES', '1000000001'],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);

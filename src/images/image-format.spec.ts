@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { gif, jpeg, png } from '../../test/support/image-bytes.js';
-import { detectImageType, hasSignature, IMAGE_TYPES, type ImageType, parseImageType, readDimensions } from './image-format.js';
+import { declaring, gif, jpeg, png } from '../../test/support/image-bytes.js';
+import { detectImageType, dimensionsProblem, hasSignature, IMAGE_TYPES, type ImageType, parseImageType, readDimensions } from './image-format.js';
 
 /** Content-Type parsing, signature checks and dimensions of the three formats. */
 
@@ -113,7 +113,60 @@ describe('readDimensions', () => {
       fc.property(fc.constantFrom(...IMAGE_TYPES), fc.uint8Array({ maxLength: 200 }), (type, rest) => {
         const head = { 'image/png': png().subarray(0, 8), 'image/jpeg': Buffer.from([0xff, 0xd8, 0xff]), 'image/gif': Buffer.from('GIF89a', 'latin1') }[type];
         const dims = readDimensions(type, Buffer.concat([head, rest]));
-        return dims === undefined || (dims.width >= 1 && dims.height >= 1);
+        return dims === undefined || (Number.isInteger(dims.width) && Number.isInteger(dims.height) && dims.width >= 0 && dims.height >= 0);
+      }),
+    );
+  });
+});
+
+describe('dimensionsProblem (a header declaring more than the limits)', () => {
+  const limits = { maxDimension: 20_000, maxPixels: 100_000_000 };
+
+  it.each<[ImageType, number, number]>([
+    ['image/png', 4_294_967_295, 4_294_967_295],
+    ['image/png', 20_000, 20_000],
+    ['image/png', 20_001, 1],
+    ['image/png', 0, 1],
+    ['image/png', 20_000, 5_000],
+    ['image/jpeg', 65_535, 65_535],
+    ['image/jpeg', 1, 20_001],
+    ['image/jpeg', 20_000, 5_000],
+    ['image/gif', 65_535, 1],
+    ['image/gif', 1, 0],
+    ['image/gif', 12_000, 12_000],
+    ['image/gif', 10_000, 10_000],
+  ])('%s declaring %d×%d: read from the header as declared', (type, width, height) => {
+    expect(readDimensions(type, declaring(type, width, height))).toEqual({ width, height });
+  });
+
+  it.each([
+    [0, 1, 'The image declares 0×1 pixels: its width and height must be at least 1.'],
+    [1, 0, 'The image declares 1×0 pixels: its width and height must be at least 1.'],
+    [4_294_967_295, 4_294_967_295, 'The image declares 4294967295×4294967295 pixels: its width and height may be at most 20000 (IMAGES_MAX_DIMENSION).'],
+    [20_001, 1, 'The image declares 20001×1 pixels: its width and height may be at most 20000 (IMAGES_MAX_DIMENSION).'],
+    [1, 20_001, 'The image declares 1×20001 pixels: its width and height may be at most 20000 (IMAGES_MAX_DIMENSION).'],
+    [20_000, 20_000, 'The image declares 20000×20000 pixels: at most 100000000 pixels are accepted (IMAGES_MAX_PIXELS).'],
+    [10_001, 10_000, 'The image declares 10001×10000 pixels: at most 100000000 pixels are accepted (IMAGES_MAX_PIXELS).'],
+  ])('%d×%d refused', (width, height, message) => {
+    expect(dimensionsProblem({ width, height }, limits)).toBe(message);
+  });
+
+  it.each([
+    [1, 1],
+    [20_000, 5_000],
+    [5_000, 20_000],
+    [10_000, 10_000],
+    [20_000, 1],
+  ])('%d×%d accepted (at the limits)', (width, height) => {
+    expect(dimensionsProblem({ width, height }, limits)).toBeUndefined();
+  });
+
+  const side = fc.oneof(fc.nat({ max: 70_000 }), fc.nat({ max: 2 ** 32 - 1 }));
+  it('property: accepted exactly when both sides are from 1 to maxDimension and the product at most maxPixels', () => {
+    fc.assert(
+      fc.property(side, side, fc.integer({ min: 1, max: 70_000 }), fc.integer({ min: 1, max: 2 ** 40 }), (width, height, maxDimension, maxPixels) => {
+        const expected = width >= 1 && height >= 1 && width <= maxDimension && height <= maxDimension && BigInt(width) * BigInt(height) <= BigInt(maxPixels);
+        expect(dimensionsProblem({ width, height }, { maxDimension, maxPixels }) === undefined).toBe(expected);
       }),
     );
   });

@@ -62,8 +62,8 @@ export interface Dimensions {
 }
 
 /**
- * Width and height as the file itself states them, or undefined when the file of that type cannot be
- * read (truncated, corrupt, or zero-sized).
+ * Width and height as the file itself states them (0 included: see `dimensionsProblem`), or undefined
+ * when the file of that type cannot be read (truncated or corrupt).
  */
 export function readDimensions(type: ImageType, bytes: Uint8Array): Dimensions | undefined {
   try {
@@ -74,9 +74,31 @@ export function readDimensions(type: ImageType, bytes: Uint8Array): Dimensions |
     const size = imageSize(own);
     if (size.type !== FORMATS[type].sizeType) return undefined;
     const { width, height } = size;
-    if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) return undefined;
+    if (!Number.isInteger(width) || !Number.isInteger(height) || width < 0 || height < 0) return undefined;
     return { width, height };
   } catch {
     return undefined;
   }
+}
+
+/** The largest image accepted, in the file's own header (IMAGES_MAX_DIMENSION, IMAGES_MAX_PIXELS). */
+export interface DimensionLimits {
+  maxDimension: number;
+  maxPixels: number;
+}
+
+/**
+ * Why an image declaring `dimensions` is refused, or undefined when it is accepted: a side of 0, a side
+ * above `maxDimension`, or more than `maxPixels` in all. The header is all that is read, so a small file
+ * that would decompress to a huge image is refused as what it declares.
+ */
+export function dimensionsProblem({ width, height }: Dimensions, limits: DimensionLimits): string | undefined {
+  const declared = `The image declares ${width}×${height} pixels`;
+  if (width < 1 || height < 1) return `${declared}: its width and height must be at least 1.`;
+  if (width > limits.maxDimension || height > limits.maxDimension) {
+    return `${declared}: its width and height may be at most ${limits.maxDimension} (IMAGES_MAX_DIMENSION).`;
+  }
+  // Each side is at most 2^31 here, so the product is exact enough to compare (a rounding error cannot cross maxPixels).
+  if (width * height > limits.maxPixels) return `${declared}: at most ${limits.maxPixels} pixels are accepted (IMAGES_MAX_PIXELS).`;
+  return undefined;
 }

@@ -17,6 +17,10 @@ export interface ImagesConfig {
   blobReclaimDelayMs: number;
   /** Least average rate of an upload's body once its first 5 s have passed (0: no minimum). */
   minBytesPerSecond: number;
+  /** Largest width, and largest height, an image may declare in its header. */
+  maxDimension: number;
+  /** Most pixels (width × height) an image may declare: a file of a few bytes can declare an image of gigabytes. */
+  maxPixels: number;
 }
 
 export const IMAGES_MAX_BYTES = 10_485_760;
@@ -28,4 +32,7 @@ export const imagesConfig = configSection('images', (read): ImagesConfig => ({
   readIdleTimeoutMs: read.int('IMAGES_READ_IDLE_TIMEOUT_MS', 30_000, 100, 600_000),
   blobReclaimDelayMs: read.int('IMAGES_BLOB_RECLAIM_DELAY_MS', 600_000, 1000, 86_400_000),
   minBytesPerSecond: read.int('IMAGES_MIN_BYTES_PER_SECOND', 16_384, 0, 1_073_741_824),
+  // PNG allows up to 2^31 - 1 pixels a side; JPEG and GIF up to 65,535.
+  maxDimension: read.int('IMAGES_MAX_DIMENSION', 20_000, 1, 2_147_483_647),
+  maxPixels: read.int('IMAGES_MAX_PIXELS', 100_000_000, 1, Number.MAX_SAFE_INTEGER),
 }));

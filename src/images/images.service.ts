@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { DomainError } from '../common/domain-error.js';
 import type { Principal } from '../common/principal.js';
-import { hasSignature, readDimensions } from './image-format.js';
+import { dimensionsProblem, hasSignature, readDimensions } from './image-format.js';
 import { matchesEtag, prefersAsync } from './image-headers.js';
 import { storedFilename } from './image-filename.js';
 import { IMAGE_STORE, type ImageStore } from './image-store.js';
@@ -27,10 +27,10 @@ export interface ServedImage {
 }
 
 /**
- * Image upload (CONTRACT.md §6, §10 "Images"). Checks in the contract's order: sku present (the query
- * DTO, 400) → Content-Type (415) → declared size (413) → the resource exists (404) → the bytes: size
- * while reading (413), empty or signature mismatch (400). Then the bytes go to the shared store, and
- * the image is attached (200) or recorded with a pending job for the worker (202).
+ * Image upload. Checks in this order: sku present (the query DTO, 400) → Content-Type (415) → declared
+ * size (413) → the resource exists (404) → the bytes: size while reading (413), empty or signature
+ * mismatch (400), dimensions its header declares out of the limits (400). Then the bytes go to the shared
+ * store, and the image is attached (200) or recorded with a pending job for the worker (202).
  */
 @Injectable()
 export class ImagesService {
@@ -77,6 +77,8 @@ export class ImagesService {
     }
     const dimensions = readDimensions(type, bytes);
     if (!dimensions) throw DomainError.invalidInput(`The ${type} file is corrupt: its dimensions cannot be read.`);
+    const refused = dimensionsProblem(dimensions, this.config);
+    if (refused) throw DomainError.invalidInput(refused);
     const id = randomUUID();
     const createdAt = new Date().toISOString();
     const image = {

@@ -1,4 +1,5 @@
 import { canonicalInt64 } from '../common/query-params.js';
+import { unstorableText } from '../common/storable-text.js';
 import type { Catalogue, DocumentSql, QueryField, Scope, ValueType } from './catalogue.js';
 import { type CompareOp, type ListNode, parseWhere, type Predicate, predicateError, type ValueNode, WHERE_LIMITS } from './where-parser.js';
 
@@ -363,7 +364,7 @@ class Translator {
     switch (field.type) {
       case 'id':
       case 'string':
-        if (text.includes('\u0000') || !isWellFormed(text)) this.fail(at, `expected a string of Unicode characters other than NUL for ${field.name}`);
+        if (unstorableText(text)) this.fail(at, `expected a string of Unicode characters other than NUL for ${field.name}`);
         return text;
       case 'integer':
         return (DECIMAL.test(text) && canonicalInt64(text)) || wrong();
@@ -397,10 +398,6 @@ function castOf(type: ValueType): Cast {
 /** A checked value as a JSON value: strings quoted, numbers as their canonical text. */
 function jsonValue(value: Typed, type: ValueType): string {
   return type === 'string' || type === 'id' || type === 'datetime' ? JSON.stringify(value) : String(value);
-}
-
-function isWellFormed(text: string): boolean {
-  return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
 }
 
 /** `-007.50` → `-7.50`: JSON's number syntax (no leading zeros), the value unchanged. */

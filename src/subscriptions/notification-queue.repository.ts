@@ -129,6 +129,11 @@ RETURNING n.subscription_id AS "subscriptionId", n.resource_id AS "resourceId", 
           n.sequence_number AS "sequenceNumber", ${iso('n.created_at')} AS "createdAt", n.payload, n.attempts,
           s.project_key AS "projectKey", s.destination, s.credentials, s.format`;
 
+/** The SET of an upsert into `subscription_status` that keeps the later of the stored and the new last error. */
+const LATEST_ERROR = `
+  last_error = CASE WHEN excluded.last_error_at > coalesce(subscription_status.last_error_at, '-infinity') THEN excluded.last_error ELSE subscription_status.last_error END,
+  last_error_at = greatest(subscription_status.last_error_at, excluded.last_error_at)`;
+
 export interface ClaimedNotification extends QueuedNotification {
   subscriptionId: string;
   ordinal: string;
@@ -146,9 +151,14 @@ export interface DispatchPosition {
   sweepBegins: boolean;
 }
 
+/** A notification its destination accepted, and when. */
+export interface AcceptedNotification extends ClaimedNotification {
+  acceptedAt: Date;
+}
+
+/** A subscription's last delivery error, for its health (its last delivery is recorded with the removal: `delivered`). */
 export interface StatusUpdate {
-  deliveredAt?: Date;
-  error?: { at: Date; message: string };
+  error: { at: Date; message: string };
 }
 
 @Injectable()
@@ -218,16 +228,38 @@ export class NotificationQueueRepository {
     return this.db.query<ClaimedNotification>(CLAIM, [limit, leaseSeconds]);
   }
 
-  /** Removes accepted notifications from the queue, all in one statement; each stream's next one is claimable after it. */
-  async delivered(accepted: readonly ClaimedNotification[]): Promise<void> {
+  /**
+   * Removes accepted notifications from the queue and records in each subscription's status its last
+   * delivery and the last error of what was removed (a notification that failed before it went through),
+   * in one statement: a health read (one snapshot of both tables) never sees a notification gone from the
+   * queue without its delivery, nor its error vanish with it. Each stream's next notification is claimable
+   * after it.
+   */
+  async delivered(accepted: readonly AcceptedNotification[]): Promise<void> {
     await this.db.query(
       {
         name: 'subscription_notification_delivered',
-        text: `DELETE FROM subscription_notification n
-               USING unnest($1::uuid[], $2::uuid[], $3::bigint[]) AS d(subscription_id, resource_id, ordinal)
-               WHERE n.subscription_id = d.subscription_id AND n.resource_id = d.resource_id AND n.ordinal = d.ordinal`,
+        text: `WITH d AS (
+                 SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::timestamptz[]) AS d(subscription_id, resource_id, ordinal, delivered_at)
+               ), removed AS (
+                 DELETE FROM subscription_notification n USING d
+                 WHERE n.subscription_id = d.subscription_id AND n.resource_id = d.resource_id AND n.ordinal = d.ordinal
+                 RETURNING n.subscription_id, n.last_error_at, n.last_error
+               ), errors AS (
+                 SELECT r.subscription_id, max(r.last_error_at) AS error_at, (array_agg(r.last_error ORDER BY r.last_error_at DESC))[1] AS error
+                 FROM removed r WHERE r.last_error_at IS NOT NULL GROUP BY r.subscription_id
+               )
+               INSERT INTO subscription_status (subscription_id, last_delivered_at, last_error_at, last_error)
+               SELECT l.subscription_id, l.delivered_at, e.error_at, e.error
+               FROM (SELECT d.subscription_id, max(d.delivered_at) AS delivered_at FROM d GROUP BY d.subscription_id) l
+               LEFT JOIN errors e ON e.subscription_id = l.subscription_id
+               WHERE EXISTS (SELECT 1 FROM subscription s WHERE s.id = l.subscription_id)
+               -- In one order in every process: two replicas' statements never wait for each other's rows in turn.
+               ORDER BY l.subscription_id
+               ON CONFLICT (subscription_id) DO UPDATE SET
+                 last_delivered_at = greatest(subscription_status.last_delivered_at, excluded.last_delivered_at), ${LATEST_ERROR}`,
       },
-      [accepted.map((n) => n.subscriptionId), accepted.map((n) => n.resourceId), accepted.map((n) => n.ordinal)],
+      [accepted.map((n) => n.subscriptionId), accepted.map((n) => n.resourceId), accepted.map((n) => n.ordinal), accepted.map((n) => n.acceptedAt)],
     );
   }
 
@@ -256,21 +288,18 @@ export class NotificationQueueRepository {
     );
   }
 
-  /** Records the subscriptions' last delivery and error, one statement for all (kept off the per-notification path). */
+  /** Records the subscriptions' last delivery error, one statement for all (kept off the per-notification path). */
   async saveStatus(updates: Map<string, StatusUpdate>): Promise<void> {
     if (updates.size === 0) return;
     const ids = [...updates.keys()];
     const values = [...updates.values()];
     await this.db.query(
-      `INSERT INTO subscription_status (subscription_id, last_delivered_at, last_error_at, last_error)
-       SELECT u.id, u.delivered, u.error_at, u.error
-       FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], $4::text[]) AS u(id, delivered, error_at, error)
+      `INSERT INTO subscription_status (subscription_id, last_error_at, last_error)
+       SELECT u.id, u.error_at, u.error
+       FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS u(id, error_at, error)
        WHERE EXISTS (SELECT 1 FROM subscription s WHERE s.id = u.id)
-       ON CONFLICT (subscription_id) DO UPDATE SET
-         last_delivered_at = greatest(subscription_status.last_delivered_at, excluded.last_delivered_at),
-         last_error = CASE WHEN excluded.last_error_at > coalesce(subscription_status.last_error_at, '-infinity') THEN excluded.last_error ELSE subscription_status.last_error END,
-         last_error_at = greatest(subscription_status.last_error_at, excluded.last_error_at)`,
-      [ids, values.map((v) => v.deliveredAt ?? null), values.map((v) => v.error?.at ?? null), values.map((v) => v.error?.message ?? null)],
+       ON CONFLICT (subscription_id) DO UPDATE SET ${LATEST_ERROR}`,
+      [ids, values.map((v) => v.error.at), values.map((v) => v.error.message)],
     );
   }
 

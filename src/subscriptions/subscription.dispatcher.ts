@@ -5,7 +5,7 @@ import { asDeliveryError } from './delivery-error.js';
 import { DestinationClient } from './destination-client.js';
 import { renderNotification } from './notification-format.js';
 import { retryDelay } from './retry-delay.js';
-import { type ClaimedNotification, NotificationQueueRepository, type StatusUpdate } from './notification-queue.repository.js';
+import { type AcceptedNotification, type ClaimedNotification, NotificationQueueRepository, type StatusUpdate } from './notification-queue.repository.js';
 import { SubscriptionMetrics } from './subscription.metrics.js';
 import { subscriptionsConfig, type SubscriptionsConfig } from './subscriptions.config.js';
 import type { DestinationTarget } from './transports/transport.js';
@@ -20,7 +20,7 @@ import type { DestinationTarget } from './transports/transport.js';
 export const BEGIN_QUEUING = 'BEGIN; SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off; SET LOCAL enable_bitmapscan = off';
 /** How often the dispatcher counts the pending notifications for /metrics. */
 const PENDING_COUNT_INTERVAL_MS = 2_000;
-/** How often a busy dispatcher records the subscriptions' last delivery and error (their health). */
+/** How often a busy dispatcher records the subscriptions' last error (their last delivery is recorded by the statement that removes what was delivered). */
 const STATUS_SAVE_INTERVAL_MS = 250;
 
 /**
@@ -108,8 +108,11 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
    * way, the service's process idled for 40 % of a drain).
    */
   private ready: Array<{ notification: ClaimedNotification; claimedAt: number }> = [];
-  /** Notifications their destination accepted, removed from the queue together at the start of the next round. */
-  private accepted: ClaimedNotification[] = [];
+  /**
+   * Notifications their destination accepted, removed from the queue together at the start of the next
+   * round, by the statement that records their subscriptions' last delivery (their health).
+   */
+  private accepted: AcceptedNotification[] = [];
   private status = new Map<string, StatusUpdate>();
   private statusSavedAt = 0;
 
@@ -288,7 +291,7 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
       const error = asDeliveryError(thrown);
       const retryInMs = retryDelay(n.attempts + 1, this.config.retryBaseMs, this.config.retryMaxMs);
       this.metrics.failed(target.type, error.kind);
-      this.record(n.subscriptionId, { error: { at: new Date(), message: error.message } });
+      this.status.set(n.subscriptionId, { error: { at: new Date(), message: error.message } });
       if (n.attempts === 0) {
         this.logger.warn(`subscription ${n.subscriptionId}: notification ${n.id} not delivered (${error.kind}: ${error.message}${error.detail ? `; ${error.detail}` : ''}); retrying`);
       }
@@ -296,8 +299,7 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
       return;
     }
     this.metrics.delivered(target.type, Date.now() - Date.parse(n.createdAt), Date.now() - started);
-    this.record(n.subscriptionId, { deliveredAt: new Date() });
-    this.accepted.push(n);
+    this.accepted.push({ ...n, acceptedAt: new Date() });
   }
 
   /**
@@ -317,10 +319,6 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
     }
   }
 
-  private record(subscriptionId: string, update: StatusUpdate): void {
-    this.status.set(subscriptionId, { ...this.status.get(subscriptionId), ...update });
-  }
-
   /** At most every STATUS_SAVE_INTERVAL_MS (a statement per round would cost a busy dispatcher as much as its deliveries), or now. */
   private async saveStatus(now = false): Promise<void> {
     if (this.status.size === 0 || (!now && Date.now() - this.statusSavedAt < STATUS_SAVE_INTERVAL_MS)) return;
@@ -330,7 +328,8 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
     try {
       await this.queue.saveStatus(updates);
     } catch (error) {
-      for (const [id, update] of updates) this.status.set(id, { ...update, ...this.status.get(id) });
+      // An error recorded since is newer: it stays.
+      for (const [id, update] of updates) if (!this.status.has(id)) this.status.set(id, update);
       throw error;
     }
   }

@@ -6,7 +6,9 @@ import { newKey } from '../support/resources.js';
 import { png } from '../support/image-bytes.js';
 import { Database } from '../../src/database/database.js';
 import { sleep } from '../support/timing.js';
-import { ANALYZE_AFTER_WRITES } from '../../src/resource/bulk/import.service.js';
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { ANALYZE_AFTER_WRITES, IMPORT_BATCH_SIZE } from '../../src/resource/bulk/import.service.js';
 
 /**
  * Bulk export and import (CONTRACT.md §13) through HTTP, as a client streams them: the round trip, the
@@ -351,6 +353,107 @@ describe('bulk export and import', () => {
       const results = lines(res.body);
       expect(results.map((r) => [r.line, r.status])).toEqual([[1, 201], [2, 400], [3, 201], [undefined, undefined]]);
       expect(results[1].errors[0].message).toMatch(/at most HTTP_BODY_LIMIT_BYTES/);
+    });
+  });
+
+  describe('lines the database cannot store', () => {
+    /** JSON text `\uXXXX` (a backslash, then the escape), as a client writes it. */
+    const u = (hex: string) => `\\u${hex}`;
+    /** A draft line whose one string is `text` (JSON text, escapes as written). */
+    const withString = (key: string, text: string) => line(key).replace('"arrayOfStringExample":["a"]', `"arrayOfStringExample":["${text}"]`);
+    const KINDS: Array<[string, (key: string) => string, string]> = [
+      ['a lone high surrogate in a string', (key) => withString(key, `a${u('d800')}b`), 'objectTypeProperty.arrayOfStringExample[0] holds a lone UTF-16 surrogate (\\ud800).'],
+      ['a lone low surrogate in a string', (key) => withString(key, u('dc00')), 'objectTypeProperty.arrayOfStringExample[0] holds a lone UTF-16 surrogate (\\udc00).'],
+      ['a NUL in a string', (key) => withString(key, `x${u('0000')}`), 'objectTypeProperty.arrayOfStringExample[0] holds a NUL character (\\u0000).'],
+      ['a surrogate in a member name', (key) => line(key).replace('"integerExampleInt32"', `"integerExampleInt32${u('dbff')}"`), 'objectTypeProperty.arrayOfObjectType[0] holds a lone UTF-16 surrogate (\\udbff) in a member name.'],
+      ['a surrogate as a whole top-level member name', (key) => line(key).replace('{', `{"${u('dfff')}":1,`), 'The line holds a lone UTF-16 surrogate (\\udfff) in a member name.'],
+    ];
+
+    /** The answer's results (summary apart) and the keys an export of `pk` holds. */
+    async function importAndRead(pk: string, body: string[]) {
+      const res = await importText(pk, body.join('\n'));
+      expect(res.status).toBe(200);
+      const results = lines(res.body);
+      const summary = results.pop();
+      const exported = lines((await exportText(pk)).text);
+      expect(exported.pop()).toEqual({ summary: { count: exported.length } });
+      return { results, summary, stored: exported.map((r) => r.key as string).sort() };
+    }
+
+    it.each(KINDS)('%s: the line is a 400 InvalidJsonInput result saying where; the lines around it are written', async (_kind, bad, detail) => {
+      const pk = uniqueProjectKey('store');
+      const keys = [newKey(), newKey(), newKey()];
+      const { results, summary, stored } = await importAndRead(pk, [line(keys[0]), bad(keys[1]), line(keys[2])]);
+      expect(results.map((r) => [r.line, r.status])).toEqual([[1, 201], [2, 400], [3, 201]]);
+      expect(results[1].errors).toEqual([{ code: 'InvalidJsonInput', message: expect.stringMatching(/cannot store/), detailedErrorMessage: detail }]);
+      expect(summary).toEqual({ summary: { lines: 3, created: 2, updated: 0, unchanged: 0, failed: 1 } });
+      expect(stored).toEqual([keys[0], keys[2]].sort());
+    });
+
+    it(`in the first batch and in later ones (batches of ${IMPORT_BATCH_SIZE} lines): each is its own 400, every other line is written, the summary counts them`, async () => {
+      const pk = uniqueProjectKey('store');
+      const count = 2 * IMPORT_BATCH_SIZE + 10;
+      // Line 1 and 2 are in the first batch whatever its size; the others after at least one full batch.
+      const badLines = new Map([[1, KINDS[0][1]], [2, KINDS[2][1]], [IMPORT_BATCH_SIZE + 5, KINDS[1][1]], [2 * IMPORT_BATCH_SIZE + 7, KINDS[3][1]], [count, KINDS[4][1]]]);
+      const keys = Array.from({ length: count }, () => newKey());
+      const body = keys.map((key, i) => (badLines.get(i + 1) ?? line)(key));
+      const { results, summary, stored } = await importAndRead(pk, body);
+      expect(results.map((r) => r.line)).toEqual(keys.map((_, i) => i + 1));
+      for (const result of results) {
+        if (badLines.has(result.line)) {
+          expect(result.status).toBe(400);
+          expect(result.errors[0].code).toBe('InvalidJsonInput');
+        } else {
+          expect(result.status).toBe(201);
+        }
+      }
+      expect(summary).toEqual({ summary: { lines: count, created: count - badLines.size, updated: 0, unchanged: 0, failed: badLines.size } });
+      expect(stored).toEqual(keys.filter((_, i) => !badLines.has(i + 1)).sort());
+    });
+
+    describe('a batch the database refuses for a reason no check foresaw', () => {
+      const pk = uniqueProjectKey('refuse');
+      const suffix = Math.random().toString(36).slice(2, 8);
+      beforeAll(async () => {
+        // In this project, inserting a key starting `refused-` is a data exception (as a value the database cannot
+        // store would be), one starting `broken-` an error no mapping knows.
+        await db.query(`CREATE FUNCTION bulk_refuse_${suffix}() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+            IF NEW.key LIKE 'refused-%' THEN RAISE EXCEPTION 'refused value' USING ERRCODE = '22023'; END IF;
+            IF NEW.key LIKE 'broken-%' THEN RAISE EXCEPTION 'something unexpected' USING ERRCODE = 'XX000'; END IF;
+            RETURN NEW;
+          END $$`);
+        await db.query(`CREATE TRIGGER bulk_refuse_${suffix} BEFORE INSERT ON resource FOR EACH ROW
+          WHEN (NEW.project_key = '${pk}') EXECUTE FUNCTION bulk_refuse_${suffix}()`);
+      });
+      afterAll(async () => {
+        await db.query(`DROP TRIGGER IF EXISTS bulk_refuse_${suffix} ON resource`);
+        await db.query(`DROP FUNCTION IF EXISTS bulk_refuse_${suffix}()`);
+      });
+
+      it('writes its lines one by one: the refused line is a 400, a failing one a 500, the others are written once, the import reaches its summary', async () => {
+        const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+        try {
+          const existing = newKey();
+          await importText(pk, line(existing));
+          const keys = [newKey(), newKey('refused'), existing, newKey(), newKey('broken'), newKey()];
+          const body = keys.map((key) => line(key, { strings: ['second'] }));
+          const { results, summary, stored } = await importAndRead(pk, body);
+          expect(results.map((r) => [r.line, r.status])).toEqual([[1, 201], [2, 400], [3, 200], [4, 201], [5, 500], [6, 201]]);
+          expect(results[1].errors).toEqual([{ code: 'InvalidJsonInput', message: 'The line holds a value the database cannot store.', detailedErrorMessage: expect.any(String) }]);
+          expect(results[4].errors).toEqual([{ code: 'General', message: expect.stringMatching(/not written/) }]);
+          expect(summary).toEqual({ summary: { lines: 6, created: 3, updated: 1, unchanged: 0, failed: 2 } });
+          expect(stored).toEqual([keys[0], existing, keys[3], keys[5]].sort());
+          // Written once each: one version, one message (the overwritten resource: its create and this update).
+          for (const result of results.filter((r) => r.status < 300)) {
+            expect((await versionNumbers(pk, result.id)).sort()).toEqual(result.status === 201 ? [1] : [1, 2]);
+            expect(await messageTypes(pk, result.id)).toHaveLength(result.status === 201 ? 1 : 2);
+          }
+          expect(logged.mock.calls.map((call) => String(call[0])).some((text) => text.includes(`An import line into ${pk} failed`) && text.includes('something unexpected'))).toBe(true);
+        } finally {
+          logged.mockRestore();
+        }
+      });
     });
   });
 

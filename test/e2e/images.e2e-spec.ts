@@ -12,7 +12,7 @@ import { createFreshDatabase, type FreshDatabase } from '../support/fresh-databa
 import { createTestApp, onPostgres, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft, type ResourceBody } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
-import { gif, jpeg, png } from '../support/image-bytes.js';
+import { declaring, gif, jpeg, png } from '../support/image-bytes.js';
 import { sleep } from '../support/timing.js';
 
 /**
@@ -343,6 +343,82 @@ describe('images', () => {
       expect(now.version).toBe(resource.version);
       expect(now.images).toEqual([]);
       expect(await imageRows(resource.id)).toBe(0);
+    });
+  });
+
+  describe('the dimensions a file declares (IMAGES_MAX_DIMENSION, IMAGES_MAX_PIXELS)', () => {
+    type Format = 'image/png' | 'image/jpeg' | 'image/gif';
+    let resource: Resource;
+    beforeAll(async () => {
+      resource = await createResource();
+    });
+
+    /** Uploads a file declaring `width` × `height`, raw or as the file part of a multipart body. */
+    function send(form: 'raw' | 'multipart', type: Format, width: number, height: number): Promise<Response> {
+      const bytes = declaring(type, width, height);
+      if (form === 'raw') return post({ sku: resource.key! }, bytes, type);
+      return t.http.post(imagesPath()).query({ sku: resource.key! }).set(upload).attach('file', bytes, { filename: 'declared', contentType: type });
+    }
+
+    // PNG states up to 2^32 - 1 a side, JPEG and GIF up to 65,535.
+    const REFUSED: Array<[string, Format, number, number, RegExp]> = [
+      ['a PNG of 4294967295×4294967295', 'image/png', 4_294_967_295, 4_294_967_295, /at most 20000 \(IMAGES_MAX_DIMENSION\)/],
+      ['a PNG of 20001×1', 'image/png', 20_001, 1, /at most 20000 \(IMAGES_MAX_DIMENSION\)/],
+      ['a PNG that would decompress to 20000×20000', 'image/png', 20_000, 20_000, /at most 100000000 pixels .*IMAGES_MAX_PIXELS/],
+      ['a PNG of 0×1', 'image/png', 0, 1, /at least 1/],
+      ['a JPEG of 1×20001', 'image/jpeg', 1, 20_001, /IMAGES_MAX_DIMENSION/],
+      ['a JPEG of 12000×12000', 'image/jpeg', 12_000, 12_000, /IMAGES_MAX_PIXELS/],
+      ['a JPEG of 65535×0', 'image/jpeg', 65_535, 0, /at least 1/],
+      ['a GIF of 65535×1', 'image/gif', 65_535, 1, /IMAGES_MAX_DIMENSION/],
+      ['a GIF of 10001×10000', 'image/gif', 10_001, 10_000, /IMAGES_MAX_PIXELS/],
+      ['a GIF of 1×0', 'image/gif', 1, 0, /at least 1/],
+    ];
+    const ACCEPTED: Array<[Format, number, number]> = [
+      ['image/png', 20_000, 5_000],
+      ['image/jpeg', 5_000, 20_000],
+      ['image/gif', 10_000, 10_000],
+      ['image/png', 1, 20_000],
+    ];
+    describe.each(['raw', 'multipart'] as const)('%s', (form) => {
+      it.each(REFUSED)('400 InvalidInput for %s, saying which limit', async (_name, type, width, height, reason) => {
+        const res = await send(form, type, width, height);
+        expectErrorEnvelope(res, 400, 'InvalidInput');
+        expect(res.body.message).toMatch(reason);
+        expect(res.body.message).toContain(`${width}×${height}`);
+      });
+
+      it.each(ACCEPTED)('200 for a %s of %d×%d (at the limits), recorded with those dimensions', async (type, width, height) => {
+        const res = await send(form, type, width, height);
+        expect(res.status).toBe(200);
+        expect((res.body as Resource).images.at(-1)).toMatchObject({ contentType: type, width, height });
+      });
+    });
+
+    it('the refused uploads recorded nothing: only the accepted ones are images of the resource', async () => {
+      const now = await getResource(resource.id);
+      const accepted = ACCEPTED.map(([type, width, height]) => ({ contentType: type, width, height }));
+      expect(now.images.map(({ contentType, width, height }) => ({ contentType, width, height }))).toEqual([...accepted, ...accepted]);
+      expect(await imageRows(resource.id)).toBe(2 * ACCEPTED.length);
+    });
+
+    it('both limits are settings: an app with IMAGES_MAX_DIMENSION=100 and IMAGES_MAX_PIXELS=5000', async () => {
+      const small = await createTestApp({ ...IDLE_WORKER, IMAGES_MAX_DIMENSION: '100', IMAGES_MAX_PIXELS: '5000', ...(fresh ? { DATABASE_URL: fresh.url } : {}) });
+      try {
+        const key = `sku-small-${Date.now()}`;
+        expect((await small.http.post(`/${small.projectKey}/resource`).set(await small.auth('manage_test')).send(draft({ key }))).status).toBe(201);
+        const auth = await small.auth('manage_products');
+        const sendSmall = (width: number, height: number) =>
+          small.http.post(`/${small.projectKey}/resource/images`).query({ sku: key }).set(auth).set('Content-Type', 'image/png').send(declaring('image/png', width, height));
+        expect((await sendSmall(100, 50)).status).toBe(200);
+        const tooWide = await sendSmall(101, 1);
+        expectErrorEnvelope(tooWide, 400, 'InvalidInput');
+        expect(tooWide.body.message).toContain('at most 100 (IMAGES_MAX_DIMENSION)');
+        const tooMany = await sendSmall(100, 51);
+        expectErrorEnvelope(tooMany, 400, 'InvalidInput');
+        expect(tooMany.body.message).toContain('at most 5000 pixels');
+      } finally {
+        await small.close();
+      }
     });
   });
 

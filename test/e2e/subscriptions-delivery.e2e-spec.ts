@@ -6,7 +6,7 @@ import { DispatchDatabase } from '../../src/database/database.module.js';
 import { MESSAGE_JSON } from '../../src/query-language/message.catalogue.js';
 import { FAN_OUT } from '../../src/subscriptions/notification-queue.repository.js';
 import { BEGIN_QUEUING } from '../../src/subscriptions/subscription.dispatcher.js';
-import { createTestApp, type TestApp } from '../support/test-app.js';
+import { createTestApp, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { sleep, until } from '../support/timing.js';
 import { type ReceivedWebhook, verifyStandardWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
@@ -28,7 +28,7 @@ describe('subscription delivery to webhooks', () => {
   let writer: Record<string, string>;
   let pk: string;
   /** Status per path, after the test notification (which every path accepts). */
-  const answers = new Map<string, () => number>();
+  const answers = new Map<string, () => number | Promise<number>>();
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
@@ -222,7 +222,10 @@ describe('subscription delivery to webhooks', () => {
     status = 204;
     const healthy = await until('Healthy', async () => {
       const h = await health(sub.id);
-      return h.status === 'Healthy' && h.lastDeliveredAt && h;
+      // Every answer on the way keeps the error and, once the queue is empty, shows the delivery that emptied it.
+      expect(h.lastError?.message).toMatch(/HTTP 503/);
+      if (h.pending === 0) expect(h.lastDeliveredAt).toMatch(/Z$/);
+      return h.status === 'Healthy' && h;
     });
     expect(healthy.pending).toBe(0);
     expect(healthy.oldestPendingAt).toBeUndefined();
@@ -252,6 +255,38 @@ describe('subscription delivery to webhooks', () => {
       closer.closeAllConnections();
       await new Promise((resolve) => closer.close(resolve));
     }
+  });
+
+  it('health: once a notification was delivered, every answer shows lastDeliveredAt, also the first with pending 0', async () => {
+    // A project of its own with ten subscriptions whose receivers answer after 0 to 90 ms: their first
+    // deliveries end at different moments, each the first that makes its subscription's queue empty.
+    const project = uniqueProjectKey('health');
+    const header = await t.auth('manage_subscriptions', { projectKey: project });
+    const paths = Array.from({ length: 10 }, (_, i) => `/health-${project}-${i}`);
+    for (const [i, path] of paths.entries()) answers.set(path, () => sleep(10 * i).then(() => 204));
+    const subs = [];
+    for (const path of paths) subs.push({ path, ...(await subscribe(path, { changes: [{ resourceTypeId: 'resource' }] }, project, header)) });
+    const answered: Array<{ path: string; receivedBefore: number; body: any }> = [];
+    const watch = async (sub: { path: string; id: string }) => {
+      for (let done = 0; done < 5; ) {
+        // Counted before the request: when the receiver had the notification by then and the answer shows an
+        // empty queue, the delivery was over before the answer's reads.
+        const receivedBefore = at(sub.path).length;
+        const res = await t.http.get(`/${project}/subscriptions/${sub.id}/health`).set(header);
+        expect(res.status).toBe(200);
+        answered.push({ path: sub.path, receivedBefore, body: res.body });
+        if (res.body.lastDeliveredAt && res.body.pending === 0) done++;
+      }
+    };
+    const watching = Promise.all(subs.map(watch));
+    const created = await t.http.post(`/${project}/resource`).set(await t.auth('manage_test', { projectKey: project })).send(draft());
+    expect(created.status).toBe(201);
+    await watching;
+    // Every answer after the delivery with an empty queue: for each subscription at least the last four.
+    const emptied = answered.filter((a) => a.receivedBefore > 0 && a.body.pending === 0);
+    for (const path of paths) expect(emptied.filter((a) => a.path === path).length).toBeGreaterThanOrEqual(4);
+    expect(emptied.filter((a) => !a.body.lastDeliveredAt)).toEqual([]);
+    for (const a of emptied) expect(a.body).toMatchObject({ status: 'Healthy', lastDeliveredAt: expect.stringMatching(/Z$/) });
   });
 
   it.each([404, 401])('health: ConfigurationError when the receiver answers %i', async (code) => {

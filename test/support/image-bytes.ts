@@ -133,3 +133,37 @@ export function gif(width = 4, height = 3): Buffer {
   }
   return Buffer.concat([header, screen, colors, descriptor, Buffer.from([2, ...blocks, 0, 0x3b])]);
 }
+
+/**
+ * A small file whose header declares `width` × `height` (any size its format can state, 0 included) over
+ * the pixels of a 1×1 image: what a decompression bomb looks like to a server that reads headers. PNG
+ * states up to 2^32 - 1 a side, JPEG and GIF up to 65,535.
+ */
+export function declaring(type: 'image/png' | 'image/jpeg' | 'image/gif', width: number, height: number): Buffer {
+  switch (type) {
+    case 'image/png': {
+      const file = png(1, 1);
+      // IHDR's data starts at 16 (signature, length, type); its CRC covers the type and the data.
+      file.writeUInt32BE(width, 16);
+      file.writeUInt32BE(height, 20);
+      file.writeUInt32BE(crc32(file.subarray(12, 29)), 29);
+      return file;
+    }
+    case 'image/jpeg': {
+      const file = jpeg(1, 1);
+      const sof = file.indexOf(Buffer.from([0xff, 0xc0]));
+      file.writeUInt16BE(height, sof + 5);
+      file.writeUInt16BE(width, sof + 7);
+      return file;
+    }
+    case 'image/gif': {
+      const file = gif(1, 1);
+      // The logical screen (after "GIF89a") and the image descriptor (after the two-color table).
+      file.writeUInt16LE(width, 6);
+      file.writeUInt16LE(height, 8);
+      file.writeUInt16LE(width, 24);
+      file.writeUInt16LE(height, 26);
+      return file;
+    }
+  }
+}

@@ -33,7 +33,10 @@ export class ImportResultDto {
   @ApiProperty({ type: 'integer', minimum: 1, description: '1-based line number in the body (blank lines count, and have no result).' })
   line: number;
 
-  @ApiProperty({ enum: [201, 200, 400, 409], description: '201 created, 200 overwritten or unchanged, 400 invalid line, 409 version mismatch.' })
+  @ApiProperty({
+    enum: [201, 200, 400, 409, 500, 503],
+    description: '201 created, 200 overwritten or unchanged, 400 invalid line, 409 version mismatch; 503 the database was unavailable, 500 an internal error (the line was not written; send it again).',
+  })
   status: number;
 
   @ApiPropertyOptional({ format: 'uuid', description: 'The resource (201, 200).' })

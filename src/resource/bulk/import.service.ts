@@ -2,8 +2,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PassThrough, type Readable } from 'node:stream';
 import { DomainError, type ErrorDetail } from '../../common/domain-error.js';
 import { ErrorCode } from '../../common/error-code.js';
+import { isDatabaseUnavailable, isDataException } from '../../common/database-errors.js';
 import { describeJsonError, parseJson, toJsonText } from '../../common/lossless-json.js';
 import type { Principal } from '../../common/principal.js';
+import { findUnstorableText } from '../../common/storable-text.js';
 import { validateBody } from '../../common/validation/validation.pipe.js';
 import { httpConfig, type HttpConfig } from '../../config/http.config.js';
 import { KeyedObjectTestTypeDraftDto } from '../resource.dto.js';
@@ -42,7 +44,7 @@ export interface ImportRequestBody {
 /** One line's answer: `{line, status, id?, version?, unchanged?, errors?}`. */
 interface LineResult {
   line: number;
-  status: 201 | 200 | 400 | 409;
+  status: 201 | 200 | 400 | 409 | 500 | 503;
   id?: string;
   version?: number;
   unchanged?: true;
@@ -61,7 +63,8 @@ type Counts = { lines: number; created: number; updated: number; unchanged: numb
  * answer is 200 and streams. Each batch is one statement, so each line is written wholly or not at all, and
  * a line is answered only once its batch has committed: a client that goes away leaves written exactly
  * the lines of the batches that committed (the answered ones, and at most the one batch in flight); the
- * lines read after are not written.
+ * lines read after are not written. A line with text the database cannot store is refused before it joins
+ * a batch; a batch refused anyway is written again line by line, so one line never costs the others.
  */
 @Injectable()
 export class ImportService {
@@ -178,7 +181,8 @@ class ImportRun {
       }
     } catch (error) {
       // The client went away mid-body (nothing more is written, the lines read since the last batch
-      // included), or a batch failed in a way no line explains: the answer ends without its summary.
+      // included), or a fault outside the writes (a refused write is its line's result): the answer ends
+      // without its summary.
       if (error instanceof BodyInterruptedError) return void this.output.destroy();
       this.logger.error(`Import into ${this.projectKey} stopped: ${error instanceof Error ? error.stack : String(error)}`);
       this.output.destroy(error instanceof Error ? error : new Error(String(error)));
@@ -232,8 +236,41 @@ class ImportRun {
     }
   }
 
+  /**
+   * Writes the batch's drafts and answers its lines in order. A statement the database refuses wrote
+   * nothing (it is one statement), so its lines are then written one by one: a value no check foresaw
+   * costs its own line alone, and the import goes on to its summary.
+   */
   private async writeBatch(entries: Entry[]): Promise<void> {
-    let pending = entries.filter((e) => e.draft);
+    const drafts = entries.filter((e) => e.draft);
+    try {
+      await this.writeDrafts(drafts);
+    } catch (error) {
+      this.logger.warn(`An import batch into ${this.projectKey} failed (${describeError(error)}); its ${drafts.length} lines are written one by one.`);
+      for (const entry of drafts) {
+        if (entry.result) continue;
+        try {
+          await this.writeDrafts([entry]);
+        } catch (lineError) {
+          entry.result = this.failedLine(entry.line, lineError);
+        }
+      }
+    }
+    let text = '';
+    for (const entry of entries) {
+      const result = entry.result!;
+      if (result.status === 201) this.counts.created++;
+      else if (result.unchanged) this.counts.unchanged++;
+      else if (result.status === 200) this.counts.updated++;
+      else this.counts.failed++;
+      text += `${result.errors ? toJsonText(result) : JSON.stringify(result)}\n`;
+    }
+    await this.write(text);
+  }
+
+  /** Writes drafts by one statement, again for the creates another writer's insert got in the way of; sets each entry's result. */
+  private async writeDrafts(drafts: Entry[]): Promise<void> {
+    let pending = drafts;
     for (let attempt = 1; pending.length > 0; attempt++) {
       let rows: ImportedRow[];
       try {
@@ -253,16 +290,22 @@ class ImportRun {
       }
       pending = retry;
     }
-    let text = '';
-    for (const entry of entries) {
-      const result = entry.result!;
-      if (result.status === 201) this.counts.created++;
-      else if (result.unchanged) this.counts.unchanged++;
-      else if (result.status === 200) this.counts.updated++;
-      else this.counts.failed++;
-      text += `${result.errors ? toJsonText(result) : JSON.stringify(result)}\n`;
+  }
+
+  /** The answer to a line the database refused on its own: a value it cannot store is the line's 400, anything else its failure. */
+  private failedLine(line: number, error: unknown): LineResult {
+    let refusal: DomainError;
+    if (isDataException(error)) {
+      refusal = DomainError.of(ErrorCode.InvalidJsonInput, 'The line holds a value the database cannot store.', {
+        detailedErrorMessage: 'The database refused a value of the line (for example text it cannot encode).',
+      });
+    } else if (isDatabaseUnavailable(error)) {
+      refusal = DomainError.of(ErrorCode.ServiceUnavailable, 'The database is unavailable; the line was not written. Try it again.');
+    } else {
+      this.logger.error(`An import line into ${this.projectKey} failed: ${error instanceof Error ? error.stack : String(error)}`);
+      refusal = DomainError.of(ErrorCode.General, 'An internal error occurred; the line was not written. Try it again.');
     }
-    await this.write(text);
+    return { line, status: refusal.status as LineResult['status'], errors: refusal.errors };
   }
 
   /** Writes to the answer; waits while the client has more than RESULTS_AHEAD_BYTES of it unread. */
@@ -306,6 +349,14 @@ function parseLine(line: NdjsonLine): ImportDraft | DomainError {
   } catch (error) {
     return DomainError.of(ErrorCode.InvalidJsonInput, 'The line is not valid JSON.', { detailedErrorMessage: describeJsonError(line.text, error) });
   }
+  // Valid JSON the database cannot store: refused here, so that the line never joins (and fails) a batch.
+  const unstorable = findUnstorableText(line.text, value);
+  if (unstorable) {
+    const where = unstorable.path ? `${unstorable.path} holds` : 'The line holds';
+    return DomainError.of(ErrorCode.InvalidJsonInput, 'The line holds text the database cannot store (NUL characters and lone UTF-16 surrogates are refused).', {
+      detailedErrorMessage: `${where} ${unstorable.problem}.`,
+    });
+  }
   try {
     const draft = validateBody(KeyedObjectTestTypeDraftDto, value);
     return {
@@ -318,6 +369,13 @@ function parseLine(line: NdjsonLine): ImportDraft | DomainError {
     if (error instanceof DomainError) return error;
     throw error;
   }
+}
+
+/** A driver error in a log line: its SQLSTATE and message. */
+function describeError(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === 'string' ? `${code}: ${message}` : message;
 }
 
 function isDeadlock(error: unknown): boolean {
