@@ -9,12 +9,13 @@
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# ---- build stage: all dependencies, compile TypeScript to dist/ ----
+# ---- build stage: all dependencies, compile TypeScript to dist/ (SWC; `npm test` type-checks) ----
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY .swcrc ormconfig.ts ./
+COPY scripts/build.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 

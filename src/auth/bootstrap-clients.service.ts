@@ -12,7 +12,9 @@ export const DEMO_PROJECT_KEY = 'demo';
 
 /**
  * At start-up: creates the bootstrap client of BOOTSTRAP_* when absent; with none configured, on an
- * empty embedded database, creates a demo client with every scope and prints its credentials once.
+ * empty embedded database, creates a demo client with every scope and prints its credentials once (two
+ * lines: the credentials, and the command that gets a token); on any other database without a client,
+ * says how to create the first one.
  */
 @Injectable()
 export class BootstrapClientsService implements OnApplicationBootstrap {
@@ -35,20 +37,20 @@ export class BootstrapClientsService implements OnApplicationBootstrap {
       this.logger.log(`bootstrap API client ${bootstrap.clientId} created for project ${bootstrap.projectKey}`);
       return;
     }
-    if (!this.info.embedded || !this.config.demoClient || (await this.repository.count()) > 0) return;
+    if ((await this.repository.count()) > 0) return;
+    if (!this.info.embedded || !this.config.demoClient) {
+      this.logger.warn(
+        'no API client exists yet: set BOOTSTRAP_PROJECT_KEY, BOOTSTRAP_CLIENT_ID, BOOTSTRAP_CLIENT_SECRET and BOOTSTRAP_SCOPES, ' +
+          'or run: npm run cli -- client create --project <key> --name admin --scope "manage_test:<key> manage_api_clients:<key>"',
+      );
+      return;
+    }
     const scope = SCOPE_NAMES.map((name) => `${name}:${DEMO_PROJECT_KEY}`).join(' ');
     const client = await this.clients.create(DEMO_PROJECT_KEY, { name: 'demo', scope });
     process.stdout.write(
       [
-        '',
-        '  Demo API client created (shown once; stored hashed):',
-        `    project:       ${DEMO_PROJECT_KEY}`,
-        `    client_id:     ${client.id}`,
-        `    client_secret: ${client.secret}`,
-        `    scope:         ${scope}`,
-        '  Get a token:',
-        `    curl -s -u '${client.id}:${client.secret}' -d grant_type=client_credentials http://localhost:${this.http.port}/oauth/token`,
-        '',
+        `  Demo API client of project '${DEMO_PROJECT_KEY}', every scope (shown once; stored hashed): client_id: ${client.id}  client_secret: ${client.secret}`,
+        `  Get a token: curl -s -u '${client.id}:${client.secret}' -d grant_type=client_credentials http://localhost:${this.http.port}/oauth/token`,
       ].join('\n') + '\n',
     );
   }

@@ -45,6 +45,13 @@ export function createLogger(level: LogLevel, destination: DestinationStream = s
         err: serializeError,
       },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      hooks: {
+        // Fastify announces each address it listens on; the server's own line ("listening on …") says it once.
+        logMethod(args, method) {
+          if (typeof args[0] === 'string' && args[0].startsWith('Server listening at ')) return;
+          method.apply(this, args);
+        },
+      },
     },
     destination,
   );

@@ -2,6 +2,11 @@ import type { LoggerService } from '@nestjs/common';
 import type { Level, Logger } from 'pino';
 
 /** A stack trace as Nest passes it to `error(message, stack, context)`. */
+/**
+ * Nest's own start-up narration (a line per module initialised and per route mapped: about 70 lines):
+ * logged at debug, so that the default start-up says only what an operator needs.
+ */
+const FRAMEWORK_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
 const STACK = /\n\s+at /;
 
 /**
@@ -13,7 +18,8 @@ export class NestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    const context = params.at(-1);
+    this.write(typeof context === 'string' && FRAMEWORK_CONTEXTS.has(context) ? 'debug' : 'info', message, params);
   }
 
   error(message: unknown, ...params: unknown[]): void {
