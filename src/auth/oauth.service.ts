@@ -85,8 +85,8 @@ export class OAuthService {
       throw oauthError(ErrorCode.UnsupportedGrantType, `The grant type '${form.grant_type}' is not supported; use client_credentials.`);
     }
     const client = await this.authenticate(credentials, address);
-    // A customer-bound client stored with a scope that lifts its customer restriction (refused on create
-    // since; CONTRACT.md §7) never gets a token holding it.
+    // A customer-bound client stored with a scope that lifts its customer restriction (manage_test,
+    // manage_api_clients: refused on create since) never gets a token holding it.
     const allowed = splitScopes(client.scope).filter((s) => !client.customerId || !invalidCustomerScope(s));
     // A customer-bound client's tokens always carry its customer scope, so asking for exactly that
     // one is allowed (and redundant); any other customer_id_test scope is beyond the client's.

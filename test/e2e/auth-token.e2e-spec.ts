@@ -2,7 +2,7 @@ import { createPublicKey, verify as cryptoVerify, type JsonWebKey } from 'node:c
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiClientsService } from '../../src/auth/api-clients.service.js';
+import { ApiClientsService, OPERATOR } from '../../src/auth/api-clients.service.js';
 import { createTestApp, onPostgres, TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
@@ -59,7 +59,7 @@ function verifyWithJwks(token: string, jwks: { keys: Array<Record<string, unknow
 async function newClient(t: TestApp, scopeNames: string, options: { projectKey?: string; secret?: string; id?: string; customerId?: string } = {}) {
   const pk = options.projectKey ?? t.projectKey;
   const scope = scopeNames.split(' ').map((n) => `${n}:${pk}`).join(' ');
-  return t.app.get(ApiClientsService).create(pk, { name: 'token-test', scope, secret: options.secret, id: options.id, customerId: options.customerId });
+  return t.app.get(ApiClientsService).create(pk, { name: 'token-test', scope, secret: options.secret, id: options.id, customerId: options.customerId }, OPERATOR);
 }
 
 describe('POST /oauth/token', () => {
