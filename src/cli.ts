@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Logger } from '@nestjs/common';
 import { ApiClientsRepository } from './auth/api-clients.repository.js';
-import { ApiClientsService, toNewClient } from './auth/api-clients.service.js';
+import { ApiClientsService, OPERATOR, toNewClient } from './auth/api-clients.service.js';
 import { ApiClientDraftDto } from './auth/api-client.dto.js';
 import { validateBody } from './common/validation/validation.pipe.js';
 import { ConfigError, loadConfig } from './app-config.js';
@@ -47,10 +47,11 @@ async function main(argv: string[]): Promise<number> {
     validateBody(ApiClientDraftDto, { name: values.name, scope: values.scope, ...(values['customer-id'] ? { customerId: values['customer-id'] } : {}) }),
     values.project,
   );
-  const opened = await openDataSource(loadConfig().database, { migrate: true });
+  const config = loadConfig();
+  const opened = await openDataSource(config.database, { migrate: true });
   try {
-    const clients = new ApiClientsService(new ApiClientsRepository(new Database(opened.pool, false)));
-    const created = await clients.create(values.project, draft);
+    const clients = new ApiClientsService(new ApiClientsRepository(new Database(opened.pool, false)), config.auth);
+    const created = await clients.create(values.project, draft, OPERATOR);
     process.stdout.write(`${JSON.stringify({ id: created.id, secret: created.secret, projectKey: values.project, scope: created.scope })}\n`);
     return 0;
   } finally {

@@ -20,7 +20,7 @@ export class ApiClientDraftDto {
 
   @Optional()
   @MatchesRule(CUSTOMER_ID, 'must be 1 to 256 characters of A-Z, a-z, 0-9, _ . @ -')
-  @ApiPropertyOptional({ pattern: CUSTOMER_ID.source, description: 'Makes the client customer-bound: its tokens also carry customer_id_test:<customerId>.' })
+  @ApiPropertyOptional({ pattern: CUSTOMER_ID.source, description: 'Makes the client customer-bound: its tokens also carry customer_id_test:<customerId>. A customer-bound client may hold neither manage_test nor manage_api_clients.' })
   customerId?: string;
 }
 

@@ -2,9 +2,9 @@ import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 
 /**
- * Every error of the auth module (CONTRACT.md §7, RFC 6749 §5.2, RFC 6750 §3): the contract's envelope
- * plus OAuth's `error` and `error_description`, and the `WWW-Authenticate` challenge where one is due.
- * The global filter renders them like any other DomainError.
+ * Every error of the auth module (RFC 6749 §5.2, RFC 6750 §3): the error envelope plus OAuth's
+ * `error` and `error_description`, and the `WWW-Authenticate` challenge where one is due. The global
+ * filter renders them like any other DomainError.
  */
 
 /** The protection space named in every `WWW-Authenticate` challenge this service sends. */
@@ -45,5 +45,25 @@ export function oauthError(code: OAuthCode, description: string, basic = false):
   return Object.assign(DomainError.of(code, description), {
     extra: { error: code, error_description: description },
     ...(basic ? { headers: { 'WWW-Authenticate': `Basic realm="${REALM}"` } } : {}),
+  });
+}
+
+/** The OAuth `error` of an answer of the token endpoints that no OAuth rule raised, by its status. */
+function oauthErrorOf(status: number): string {
+  if (status === 401) return ErrorCode.InvalidClient;
+  if (status === 429 || status === 503) return 'temporarily_unavailable';
+  return status >= 500 ? 'server_error' : ErrorCode.InvalidRequest;
+}
+
+/**
+ * `error` with OAuth's `error` and `error_description` when it has none: every error answer of the token
+ * and introspection endpoints carries them, also those raised before or around the OAuth rules (a body
+ * too large or of the wrong type, a rate limit, the database being unreachable).
+ */
+export function asOAuthError(error: DomainError): DomainError {
+  if (error.extra?.error !== undefined) return error;
+  return Object.assign(new DomainError(error.errors, error.message), {
+    headers: error.headers,
+    extra: { ...error.extra, error: oauthErrorOf(error.status), error_description: error.message },
   });
 }

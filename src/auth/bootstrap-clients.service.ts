@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { OpenedDatabaseInfo } from '../database/database.module.js';
 import { ApiClientsRepository } from './api-clients.repository.js';
-import { ApiClientsService, toNewClient } from './api-clients.service.js';
+import { ApiClientsService, OPERATOR, toNewClient } from './api-clients.service.js';
 import { ApiClientDraftDto } from './api-client.dto.js';
 import { validateBody } from '../common/validation/validation.pipe.js';
 import { SCOPE_NAMES } from './scopes.js';
@@ -33,7 +33,7 @@ export class BootstrapClientsService implements OnApplicationBootstrap {
     if (bootstrap) {
       if (await this.repository.findById(bootstrap.clientId)) return;
       const draft = toNewClient(validateBody(ApiClientDraftDto, { name: 'bootstrap', scope: bootstrap.scopes }), bootstrap.projectKey);
-      await this.clients.create(bootstrap.projectKey, { ...draft, id: bootstrap.clientId, secret: bootstrap.clientSecret }).catch(() => undefined);
+      await this.clients.create(bootstrap.projectKey, { ...draft, id: bootstrap.clientId, secret: bootstrap.clientSecret }, OPERATOR).catch(() => undefined);
       this.logger.log(`bootstrap API client ${bootstrap.clientId} created for project ${bootstrap.projectKey}`);
       return;
     }
@@ -46,7 +46,7 @@ export class BootstrapClientsService implements OnApplicationBootstrap {
       return;
     }
     const scope = SCOPE_NAMES.map((name) => `${name}:${DEMO_PROJECT_KEY}`).join(' ');
-    const client = await this.clients.create(DEMO_PROJECT_KEY, { name: 'demo', scope });
+    const client = await this.clients.create(DEMO_PROJECT_KEY, { name: 'demo', scope }, OPERATOR);
     process.stdout.write(
       [
         `  Demo API client of project '${DEMO_PROJECT_KEY}', every scope (shown once; stored hashed): client_id: ${client.id}  client_secret: ${client.secret}`,

@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, HttpCode, Ip, Post, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Headers, HttpCode, Ip, Post, Res } from '@nestjs/common';
 import { ApiBasicAuth, ApiBody, ApiConsumes, ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { FormBody } from '../common/request-body.js';
@@ -6,6 +6,8 @@ import { ApiErrors, ErrorResponseDto } from '../common/error.dto.js';
 import { Public } from './access.decorator.js';
 import { type IssuedToken } from './token.service.js';
 import { type Introspection, OAuthService } from './oauth.service.js';
+import { DeclareRoute } from '../common/route-config.js';
+import { asOAuthError } from './auth.errors.js';
 
 class TokenRequestDto {
   @ApiProperty({ enum: ['client_credentials'] }) grant_type: string;
@@ -40,8 +42,30 @@ class JwksDto {
   @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true } }) keys: object[];
 }
 
+const INVALID_REQUEST = 'invalid_request: a parameter missing, given more than once or holding a NUL character, or a body that is not form parameters or a JSON object';
+
+/**
+ * The error answers of the token and introspection endpoints: every one, whatever raised it (also the
+ * server's checks of every request, such as a missing Host), is the envelope plus OAuth's `error` and
+ * `error_description`. `bad`: the 400 answers' description.
+ */
+function OAuthErrors(bad: string): MethodDecorator {
+  const response = (status: number, description: string) => ApiResponse({ status, description: `${description} (envelope with error, error_description).`, type: ErrorResponseDto });
+  return applyDecorators(
+    response(400, bad),
+    response(401, 'invalid_client'),
+    response(413, 'invalid_request: body too large (PayloadTooLarge)'),
+    response(415, 'invalid_request: unsupported Content-Type (UnsupportedMediaType)'),
+    response(429, 'temporarily_unavailable: too many requests from this address or for this client id, or too many secret checks waiting (TooManyRequests, Retry-After)'),
+    response(503, 'temporarily_unavailable: database unreachable (ServiceUnavailable, Retry-After)'),
+    response(500, 'server_error: unexpected error (General)'),
+    DeclareRoute({ answerError: asOAuthError }),
+  );
+}
+
 /** OAuth 2.0 client credentials (RFC 6749 §4.4), introspection (RFC 7662) and the signing keys. */
 @ApiTags('oauth')
+@ApiErrors()
 @Controller()
 export class OAuthController {
   constructor(private readonly oauth: OAuthService) {}
@@ -57,9 +81,7 @@ export class OAuthController {
     examples: { clientCredentials: { summary: 'Client credentials in the body (or use HTTP Basic)', value: { grant_type: 'client_credentials', client_id: 'my-client', client_secret: 'its-secret' } } },
   })
   @ApiResponse({ status: 200, description: 'The access token (`Cache-Control: no-store`).', type: TokenResponseDto })
-  @ApiResponse({ status: 400, description: 'invalid_request, unsupported_grant_type or invalid_scope (envelope with error, error_description).', type: ErrorResponseDto })
-  @ApiResponse({ status: 401, description: 'invalid_client.', type: ErrorResponseDto })
-  @ApiErrors(413, 415)
+  @OAuthErrors(`${INVALID_REQUEST}; unsupported_grant_type; invalid_scope`)
   issueToken(@Headers('authorization') authorization: string | undefined, @FormBody() body: unknown, @Ip() address: string, @Res({ passthrough: true }) res: FastifyReply): Promise<IssuedToken> {
     res.header('Cache-Control', 'no-store');
     return this.oauth.issueToken(authorization, body, address);
@@ -73,9 +95,7 @@ export class OAuthController {
   @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
   @ApiBody({ type: IntrospectRequestDto })
   @ApiResponse({ status: 200, description: 'The RFC 7662 introspection of the token.', type: IntrospectionDto })
-  @ApiResponse({ status: 400, description: 'invalid_request.', type: ErrorResponseDto })
-  @ApiResponse({ status: 401, description: 'invalid_client.', type: ErrorResponseDto })
-  @ApiErrors(413, 415)
+  @OAuthErrors(INVALID_REQUEST)
   introspectToken(@Headers('authorization') authorization: string | undefined, @FormBody() body: unknown, @Ip() address: string): Promise<Introspection> {
     return this.oauth.introspect(authorization, body, address);
   }

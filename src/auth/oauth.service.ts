@@ -40,13 +40,13 @@ const CLIENT_HASHES = 1;
 const KEY_QUEUE = 16;
 
 /**
- * The token and introspection endpoints (CONTRACT.md §7, §14). Both are public and each checks a
- * client secret with scrypt (about 50 ms of a libuv thread), so both are bounded before any hashing:
- * requests per minute per remote address and per client id (`RATE_LIMIT_TOKEN_PER_MINUTE`, 429 with
- * Retry-After), and `AUTH_HASH_CONCURRENCY` hashes at once (the others wait in turn; a full queue → 429),
- * which leaves the rest of libuv's pool to everything else. One address has at most ADDRESS_HASHES, one
- * client id CLIENT_HASHES, checks under way or queued for a slot (KEY_QUEUE more wait; past them → 429),
- * so a flood from one address or for one client id queues at most that many hashes before anyone else's:
+ * The token and introspection endpoints. Both are public and each checks a client secret with scrypt
+ * (about 50 ms of a libuv thread), so both are bounded before any hashing: requests per minute per
+ * remote address and per client id (`RATE_LIMIT_TOKEN_PER_MINUTE`, 429 with Retry-After), and
+ * `AUTH_HASH_CONCURRENCY` hashes at once (the others wait in turn; a full queue → 429), which leaves
+ * the rest of libuv's pool to everything else. One address has at most ADDRESS_HASHES, one client id
+ * CLIENT_HASHES, checks under way or queued for a slot (KEY_QUEUE more wait; past them → 429), so a
+ * flood from one address or for one client id queues at most that many hashes before anyone else's:
  * the per-minute allowance cannot be spent in one burst that stalls every other client's token.
  * One scrypt per request, known id or not.
  */
@@ -85,8 +85,8 @@ export class OAuthService {
       throw oauthError(ErrorCode.UnsupportedGrantType, `The grant type '${form.grant_type}' is not supported; use client_credentials.`);
     }
     const client = await this.authenticate(credentials, address);
-    // A customer-bound client stored with a scope that lifts its customer restriction (refused on create
-    // since; CONTRACT.md §7) never gets a token holding it.
+    // A customer-bound client stored with a scope that lifts its customer restriction (manage_test,
+    // manage_api_clients: refused on create since) never gets a token holding it.
     const allowed = splitScopes(client.scope).filter((s) => !client.customerId || !invalidCustomerScope(s));
     // A customer-bound client's tokens always carry its customer scope, so asking for exactly that
     // one is allowed (and redundant); any other customer_id_test scope is beyond the client's.
@@ -139,6 +139,10 @@ export class OAuthService {
   }
 }
 
+/**
+ * The request's parameters: each given once (RFC 6749 §3.2; the form parser keeps a repeated one as an
+ * array of its values), as a string without NUL characters.
+ */
 function asForm(body: unknown): Record<string, string | undefined> {
   if (body === undefined) return {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -146,10 +150,20 @@ function asForm(body: unknown): Record<string, string | undefined> {
   }
   const form: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(body)) {
-    if (typeof value !== 'string') throw oauthError(ErrorCode.InvalidRequest, `The parameter ${key} must be a string.`);
+    const name = showingNul(key);
+    if (Array.isArray(value) && value.length > 1 && value.every((v) => typeof v === 'string')) {
+      throw oauthError(ErrorCode.InvalidRequest, `The parameter ${name} is given more than once.`);
+    }
+    if (typeof value !== 'string') throw oauthError(ErrorCode.InvalidRequest, `The parameter ${name} must be a string.`);
+    if (name !== key || value.includes('\0')) throw oauthError(ErrorCode.InvalidRequest, `The parameter ${name} holds a NUL character.`);
     form[key] = value;
   }
   return form;
+}
+
+/** `text` with its NUL characters shown as `\0`, for messages. */
+function showingNul(text: string): string {
+  return text.replace(/\0/g, '\\0');
 }
 
 function readCredentials(authorization: string | undefined, form: Record<string, string | undefined>): Credentials {
@@ -160,7 +174,9 @@ function readCredentials(authorization: string | undefined, form: Record<string,
     if (colon <= 0) throw oauthError(ErrorCode.InvalidClient, 'Malformed HTTP Basic credentials.', true);
     const id = text.slice(0, colon);
     const secret = text.slice(colon + 1);
-    return { ...(formDecoded(id, secret) ?? { id, secret }), basic: true };
+    const credentials = formDecoded(id, secret) ?? { id, secret };
+    if (`${credentials.id}:${credentials.secret}`.includes('\0')) throw oauthError(ErrorCode.InvalidRequest, 'The HTTP Basic credentials hold a NUL character.');
+    return { ...credentials, basic: true };
   }
   if (form.client_id && form.client_secret) return { id: form.client_id, secret: form.client_secret, basic: false };
   throw oauthError(ErrorCode.InvalidClient, 'Client credentials are required (HTTP Basic or client_id and client_secret).', true);

@@ -30,7 +30,7 @@ export class ScopeGuard implements CanActivate {
     if (wait !== undefined) throw rateLimited(wait);
     const granted = grant(rule, token.scopeSet, projectKey);
     if (!granted) throw insufficientScope(`This request requires the scope ${describeRule(rule, projectKey)}.`, describeRule(rule, projectKey));
-    request.principal = { clientId: token.clientId, customerId: token.customerId, customerOnly: granted.customerOnly };
+    request.principal = { clientId: token.clientId, customerId: token.customerId, customerOnly: granted.customerOnly, scopeSet: token.scopeSet };
     return true;
   }
 }

@@ -1,4 +1,4 @@
-import { type AccessRule, customerOf, describeRule, grant, invalidClientScope, invalidCustomerScope, splitScopes } from './scopes.js';
+import { type AccessRule, customerOf, describeRule, grant, invalidClientScope, invalidCustomerScope, lackingScopes, splitScopes } from './scopes.js';
 
 const VIEW: AccessRule = { scopes: ['manage_test', 'view_test'] };
 const MANAGE: AccessRule = { scopes: ['manage_test'] };
@@ -64,9 +64,39 @@ describe('invalidCustomerScope', () => {
     ['manage_my_profile_test:p view_test:p', undefined],
     ['manage_test:p', "may not hold 'manage_test:p'"],
     ['manage_my_profile_test:p manage_test:p', "may not hold 'manage_test:p'"],
+    ['manage_api_clients:p', "may not hold 'manage_api_clients:p'"],
+    ['view_test:p manage_api_clients:p', "may not hold 'manage_api_clients:p'"],
+    ['constructor:p toString:p', undefined],
   ])('%s → %s', (scope, expected) => {
     const problem = invalidCustomerScope(scope);
     if (expected === undefined) expect(problem).toBeUndefined();
     else expect(problem).toContain(expected);
+  });
+});
+
+describe('lackingScopes', () => {
+  it.each<[string, string, string | undefined, string[]]>([
+    // Unbound callers: each scope held itself, or through the scope implying it.
+    ['manage_api_clients:p', 'manage_api_clients:p', undefined, []],
+    ['manage_api_clients:p', 'manage_api_clients:p manage_test:p', undefined, ['manage_test:p']],
+    ['manage_api_clients:p view_test:p', 'manage_test:p view_test:p', undefined, ['manage_test:p']],
+    ['manage_api_clients:p manage_test:p', 'view_test:p', undefined, []],
+    ['manage_api_clients:p manage_test:p', 'manage_test:p view_test:p', undefined, []],
+    ['manage_api_clients:p view_test:p', 'view_test:p', undefined, []],
+    ['manage_api_clients:p manage_test:p', 'manage_my_profile_test:p', undefined, ['manage_my_profile_test:p']],
+    ['manage_api_clients:p', 'manage_api_clients:p view_messages:p view_subscriptions:p', undefined, ['view_messages:p', 'view_subscriptions:p']],
+    ['manage_api_clients:p manage_subscriptions:p', 'view_subscriptions:p', undefined, ['view_subscriptions:p']],
+    // Only the caller's own project counts.
+    ['manage_api_clients:q manage_test:q', 'manage_test:p', undefined, ['manage_test:p']],
+    // An unbound caller may bind a client to any customer: the binding only narrows.
+    ['manage_api_clients:p manage_my_profile_test:p', 'manage_my_profile_test:p', 'c1', []],
+    ['manage_api_clients:p', 'manage_my_profile_test:p', 'c1', ['manage_my_profile_test:p']],
+    // A bound caller covers clients bound to its own customer only.
+    ['manage_my_profile_test:p view_test:p customer_id_test:c1', 'manage_my_profile_test:p', 'c1', []],
+    ['manage_my_profile_test:p view_test:p customer_id_test:c1', 'manage_my_profile_test:p view_test:p', undefined, ['manage_my_profile_test:p', 'view_test:p']],
+    ['manage_my_profile_test:p view_test:p customer_id_test:c1', 'view_test:p', 'c2', ['view_test:p']],
+    ['manage_my_profile_test:p customer_id_test:c1', 'manage_my_profile_test:p view_test:p', 'c1', ['view_test:p']],
+  ])('a caller holding %s, for a client with %s bound to %s → lacks %j', (held, scope, customerId, lacking) => {
+    expect(lackingScopes(set(held), { scope, customerId })).toEqual(lacking);
   });
 });

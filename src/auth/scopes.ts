@@ -1,6 +1,6 @@
 /**
- * Scopes are `<name>:<projectKey>`, plus `customer_id_test:<id>` on customer-bound clients
- * (CONTRACT.md §7). Pure functions: the guard, the token endpoint and the client API use them.
+ * Scopes are `<name>:<projectKey>`, plus `customer_id_test:<id>` on the tokens of customer-bound
+ * clients. Pure functions: the guard, the token endpoint and the client API use them.
  */
 export const SCOPE_NAMES = [
   'manage_test',
@@ -39,10 +39,20 @@ export function customerOf(scopes: readonly string[]): string | undefined {
   return scope?.slice(CUSTOMER_SCOPE.length + 1) || undefined;
 }
 
+/** The scope that also grants a scope: `manage_test` grants everything `view_test` does. */
+const IMPLIED_BY = new Map<string, ScopeName>([['view_test', 'manage_test']]);
+
+/** Whether `held` grants `scope` (`<name>:<projectKey>`), itself or through the scope that implies it. */
+function holds(held: ReadonlySet<string>, scope: string): boolean {
+  if (held.has(scope)) return true;
+  const [name, projectKey] = scope.split(':');
+  const implying = IMPLIED_BY.get(name);
+  return implying !== undefined && held.has(`${implying}:${projectKey}`);
+}
+
 /** Whether `scopes` satisfy `rule` for `projectKey`; `manage_test` also satisfies `view_test`. */
 export function grant(rule: AccessRule, held: ReadonlySet<string>, projectKey: string): Grant | undefined {
-  const has = (name: ScopeName) =>
-    held.has(`${name}:${projectKey}`) || (name === 'view_test' && held.has(`manage_test:${projectKey}`));
+  const has = (name: ScopeName) => holds(held, `${name}:${projectKey}`);
   if (rule.scopes?.some(has)) return { customerOnly: false };
   if (rule.customerBound && has(rule.customerBound) && customerOf([...held]) !== undefined) return { customerOnly: true };
   return undefined;
@@ -70,11 +80,42 @@ export function invalidClientScope(scope: string, projectKey: string): string | 
 }
 
 /**
- * Checks the scopes of a customer-bound client: none may lift the customer restriction. `manage_test`
- * grants every write without it (`grant` gives `customerOnly: false`), so a client holding both would
- * act as its customer on creates and as nobody in particular everywhere else.
+ * Scopes a customer-bound client may not hold, and why: `manage_test` grants every write without the
+ * customer restriction (`grant` gives `customerOnly: false`), so a client holding both would act as its
+ * customer on creates and as nobody in particular everywhere else; `manage_api_clients` would let it
+ * make clients that are not bound to its customer's limits.
  */
+const NOT_FOR_CUSTOMERS = new Map<string, string>([
+  ['manage_test', 'it is not restricted to its customer; use manage_my_profile_test'],
+  ['manage_api_clients', 'only clients that are not customer-bound manage API clients'],
+]);
+
+/** Checks the scopes of a customer-bound client: none may lift the customer restriction. Returns the problem, if any. */
 export function invalidCustomerScope(scope: string): string | undefined {
-  const lifting = splitScopes(scope).find((s) => s.startsWith('manage_test:'));
-  return lifting ? `a customer-bound client (customerId) may not hold '${lifting}', which is not restricted to its customer; use manage_my_profile_test` : undefined;
+  for (const s of splitScopes(scope)) {
+    const reason = NOT_FOR_CUSTOMERS.get(s.split(':')[0]);
+    if (reason) return `a customer-bound client (customerId) may not hold '${s}': ${reason}`;
+  }
+  return undefined;
+}
+
+/** What an API client holds: its scopes (`<name>:<projectKey>`), and the customer it is bound to. */
+export interface ClientScopes {
+  scope: string;
+  customerId?: string | null;
+}
+
+/**
+ * The scopes of `client` that a caller holding `held` (its token's scopes) lacks to create or delete it.
+ * A scope is the caller's when its token holds it, or the scope implying it (`manage_test` covers
+ * `view_test`, as on routes). A customer-bound caller (its token carries `customer_id_test:<c>`) holds
+ * its scopes for customer c only: it covers only clients bound to c, and lacks every scope of an unbound
+ * client or of one bound to another customer. An unbound caller covers clients bound to any customer:
+ * the binding only narrows what a client may do.
+ */
+export function lackingScopes(held: ReadonlySet<string>, client: ClientScopes): string[] {
+  const scopes = splitScopes(client.scope);
+  const customer = customerOf([...held]);
+  if (customer !== undefined && client.customerId !== customer) return scopes;
+  return scopes.filter((s) => !holds(held, s));
 }

@@ -25,11 +25,11 @@ export interface BodyParserOptions {
 export type RequestWithBody = FastifyRequest & { bodyError?: DomainError };
 
 /**
- * Reads request bodies: JSON losslessly (64-bit integers stay exact), form bodies as flat key/value
- * maps (the OAuth endpoints), image bodies of the upload path as a raw stream. Any other non-empty
- * body is a 415. A body error (malformed JSON → 400 InvalidJsonInput, 413, 415) is not raised here but
- * recorded, and raised by `@RequestBody()` when the handler's parameters resolve: after the access
- * guard, so that authentication and scope are checked first (CONTRACT.md §10).
+ * Reads request bodies: JSON losslessly (64-bit integers stay exact), form bodies as key/value maps
+ * (the OAuth endpoints; `parseForm`), image bodies of the upload path as a raw stream. Any other
+ * non-empty body is a 415. A body error (malformed JSON → 400 InvalidJsonInput, 413, 415) is not
+ * raised here but recorded, and raised by `@RequestBody()` when the handler's parameters resolve:
+ * after the access guard, so that authentication and scope are checked first.
  */
 export function registerBodyParsers(fastify: FastifyInstance, { limitBytes, unauthenticatedLimitBytes }: BodyParserOptions): void {
   fastify.removeAllContentTypeParsers();
@@ -52,7 +52,7 @@ export function registerBodyParsers(fastify: FastifyInstance, { limitBytes, unau
         if (text === undefined) return defer(tooLarge(limitBytes));
         if (text.trim() === '') return done(null, undefined);
         try {
-          done(null, isJson ? parseJson(text) : Object.fromEntries(new URLSearchParams(text)));
+          done(null, isJson ? parseJson(text) : parseForm(text));
         } catch (error) {
           defer(
             DomainError.of(ErrorCode.InvalidJsonInput, 'Request body does not contain valid JSON.', {
@@ -104,6 +104,19 @@ function lingerOnClose(socket: Socket, maxBytes: number): void {
     this.once('end', () => this.destroy());
     this.resume();
   };
+}
+
+/**
+ * A form body as a map of its parameters. A name given more than once keeps every value, as an array,
+ * rather than the last one only: the OAuth endpoints refuse a repeated parameter (RFC 6749 §3.2).
+ */
+export function parseForm(text: string): Record<string, string | string[]> {
+  const form = new Map<string, string | string[]>();
+  for (const [name, value] of new URLSearchParams(text)) {
+    const seen = form.get(name);
+    form.set(name, seen === undefined ? value : [seen, value].flat());
+  }
+  return Object.fromEntries(form);
 }
 
 function tooLarge(limitBytes: number): DomainError {

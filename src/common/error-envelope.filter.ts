@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorDetail } from './domain-error.js';
 import { ErrorCode, ERROR_STATUS } from './error-code.js';
 import { isDatabaseUnavailable, isDataException, isStatementTimeout } from './database-errors.js';
+import { routeDeclaration } from './route-config.js';
 
 /**
  * The code of an HttpException Nest raises itself (a guard's refusal, a route no controller declares):
@@ -33,7 +34,9 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const response = context.getResponse<FastifyReply>();
     const request = context.getRequest<FastifyRequest>();
     const error = this.toDomainError(exception, request);
-    sendErrorEnvelope(response, error);
+    // The route's own members (the token endpoints': OAuth's `error` and `error_description`).
+    const answerError = request.routeOptions?.config ? routeDeclaration(request).answerError : undefined;
+    sendErrorEnvelope(response, answerError ? answerError(error) : error);
   }
 
   private toDomainError(exception: unknown, request: FastifyRequest): DomainError {

@@ -7,6 +7,8 @@ export interface Principal {
   customerId?: string;
   /** Authorized as a customer (POST /resource): may act only on what that customer created. */
   customerOnly?: boolean;
+  /** The scopes of its token (`<name>:<projectKey>`, `customer_id_test:<id>`). */
+  scopeSet: ReadonlySet<string>;
 }
 
 export type RequestWithPrincipal = FastifyRequest & { principal?: Principal };

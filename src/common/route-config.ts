@@ -1,6 +1,7 @@
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
 import type { FastifyRequest } from 'fastify';
 import type { AccessRule } from '../auth/scopes.js';
+import type { DomainError } from './domain-error.js';
 
 /**
  * What a route declares about itself that the server needs before Nest runs: Fastify hands a route's
@@ -12,6 +13,11 @@ export interface RouteDeclaration {
   patterns?: Record<string, RegExp>;
   /** Which security headers the answers carry (observability/security-headers.ts). */
   securityHeaders?: string;
+  /**
+   * How the route's errors are answered, whatever raised them (a hook, the body parser, a guard, the
+   * handler, the database): the error-envelope filter answers `answerError(error)` instead of `error`.
+   */
+  answerError?: (error: DomainError) => DomainError;
 }
 
 /**

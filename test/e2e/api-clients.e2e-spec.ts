@@ -10,8 +10,8 @@ import { basic } from '../support/auth.js';
 import { awayFromMinuteBoundary, sleep } from '../support/timing.js';
 
 /*
- * /{projectKey}/api-clients, the bootstrap and demo clients, deletion and rate limits
- * (CONTRACT.md §7 "Access", §10 "Access").
+ * /{projectKey}/api-clients, who may create and delete which clients, the bootstrap and demo clients,
+ * deletion and rate limits.
  */
 
 type Res = { status: number; headers: Record<string, string>; body: any };
@@ -38,7 +38,8 @@ describe('/{projectKey}/api-clients', () => {
   let admin: Record<string, string>;
   beforeAll(async () => {
     t = await createTestApp();
-    admin = await t.auth('manage_api_clients');
+    // Every scope: a client may create only clients whose scopes are among its own.
+    admin = await t.auth(ALL_SCOPES.join(' '));
   });
   afterAll(() => t.close());
 
@@ -108,7 +109,7 @@ describe('/{projectKey}/api-clients', () => {
   describe('GET /{projectKey}/api-clients', () => {
     it('answers a page {limit, offset, count, total, results} ordered stably, honouring limit and offset', async () => {
       const pk = uniqueProjectKey('list');
-      const owner = await t.auth('manage_api_clients', { projectKey: pk });
+      const owner = await t.auth('manage_api_clients view_test', { projectKey: pk });
       const names = ['one', 'two', 'three'];
       for (const name of names) {
         const res = await t.http.post(`/${pk}/api-clients`).set(owner).send({ name, scope: `view_test:${pk}` });
@@ -160,7 +161,7 @@ describe('/{projectKey}/api-clients', () => {
       expect(got.status).toBe(200);
       expect(got.body).toEqual({ id: created.body.id, name: 'get-me', scope: `view_test:${pk}`, createdAt: created.body.createdAt });
 
-      const otherAdmin = await t.auth('manage_api_clients', { projectKey: t.otherProjectKey });
+      const otherAdmin = await t.auth('manage_api_clients view_test', { projectKey: t.otherProjectKey });
       const foreign = await t.http.post(`/${t.otherProjectKey}/api-clients`).set(otherAdmin).send({ name: 'foreign', scope: `view_test:${t.otherProjectKey}` });
       expect(foreign.status).toBe(201);
       expectError(await t.http.get(`/${pk}/api-clients/${foreign.body.id}`).set(admin), 404, 'ResourceNotFound');
@@ -232,6 +233,129 @@ describe('/{projectKey}/api-clients', () => {
       expect(Date.parse(after.body.lastUsedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.createdAt));
     });
   });
+  describe('who may create and delete which clients', () => {
+    const post = (by: Record<string, string>, body: object): Promise<Res> => t.http.post(`/${t.projectKey}/api-clients`).set(by).send(body);
+    const remove = (by: Record<string, string>, id: string): Promise<Res> => t.http.delete(`/${t.projectKey}/api-clients/${id}`).set(by);
+
+    /** Creates a client as `by` (201) and gets a token for it from POST /oauth/token with its secret. */
+    async function clientWithToken(by: Record<string, string>, body: object, scope?: string): Promise<{ id: string; secret: string; bearer: Record<string, string> }> {
+      const created = await post(by, body);
+      expect(created.status).toBe(201);
+      const token = await t.http.post('/oauth/token').set('Authorization', basic(created.body.id, created.body.secret)).type('form')
+        .send({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) });
+      expect(token.status).toBe(200);
+      return { id: created.body.id, secret: created.body.secret, bearer: { Authorization: `Bearer ${token.body.access_token}` } };
+    }
+
+    /** 403 insufficient_scope naming exactly the scopes the caller lacks, in the body and in WWW-Authenticate. */
+    function expectLacking(res: Res, lacking: string[]): void {
+      expectError(res, 403, 'insufficient_scope');
+      expect(res.body.error).toBe('insufficient_scope');
+      expect(res.body.error_description).toContain(`the caller lacks ${lacking.join(' ')}.`);
+      expect(res.headers['www-authenticate']).toContain(`error="insufficient_scope", scope="${lacking.join(' ')}"`);
+    }
+
+    async function clientNames(): Promise<string[]> {
+      const list = await t.http.get(`/${t.projectKey}/api-clients?limit=500`).set(admin);
+      expect(list.status).toBe(200);
+      return list.body.results.map((c: { name: string }) => c.name);
+    }
+
+    it('a client holding only manage_api_clients creates clients with manage_api_clients alone, never more (403 naming what it lacks)', async () => {
+      const pk = t.projectKey;
+      const keeper = await clientWithToken(admin, { name: 'keeper', scope: `manage_api_clients:${pk}` });
+      expectLacking(await post(keeper.bearer, { name: 'escalated', scope: `manage_test:${pk}` }), [`manage_test:${pk}`]);
+      expectLacking(await post(keeper.bearer, { name: 'escalated', scope: `manage_api_clients:${pk} view_test:${pk}` }), [`view_test:${pk}`]);
+      expectLacking(await post(keeper.bearer, { name: 'escalated', scope: `manage_my_profile_test:${pk}`, customerId: 'cust-e' }), [`manage_my_profile_test:${pk}`]);
+      expect(await clientNames()).not.toContain('escalated');
+      // Its equal, and down the chain the same limit.
+      const peer = await clientWithToken(keeper.bearer, { name: 'peer', scope: `manage_api_clients:${pk}` });
+      expectLacking(await post(peer.bearer, { name: 'escalated', scope: `manage_test:${pk} view_test:${pk}` }), [`manage_test:${pk}`, `view_test:${pk}`]);
+      expect((await t.http.post(`/${pk}/resource`).set(peer.bearer).send(draft())).status).toBe(403);
+    });
+
+    it('manage_test covers view_test; the scopes counted are those of the caller\'s token, not all of its client\'s', async () => {
+      const pk = t.projectKey;
+      const writerAdmin = await clientWithToken(admin, { name: 'writer-admin', scope: `manage_api_clients:${pk} manage_test:${pk}` });
+      const viewer = await clientWithToken(writerAdmin.bearer, { name: 'viewer', scope: `view_test:${pk}` });
+      expect((await t.http.get(`/${pk}/resource`).set(viewer.bearer)).status).toBe(200);
+      expect((await t.http.post(`/${pk}/resource`).set(viewer.bearer).send(draft())).status).toBe(403);
+      await clientWithToken(writerAdmin.bearer, { name: 'writer', scope: `manage_test:${pk} view_test:${pk}` });
+      expectLacking(await post(writerAdmin.bearer, { name: 'shop', scope: `manage_my_profile_test:${pk}`, customerId: 'cust-w' }), [`manage_my_profile_test:${pk}`]);
+
+      const readerAdmin = await clientWithToken(admin, { name: 'reader-admin', scope: `manage_api_clients:${pk} view_test:${pk}` });
+      expectLacking(await post(readerAdmin.bearer, { name: 'writer', scope: `manage_test:${pk}` }), [`manage_test:${pk}`]);
+
+      // The same client as writer-admin, with a token asked for manage_api_clients only.
+      const narrowed = await clientWithToken(admin, { name: 'narrowed-admin', scope: `manage_api_clients:${pk} manage_test:${pk}` }, `manage_api_clients:${pk}`);
+      expectLacking(await post(narrowed.bearer, { name: 'writer', scope: `manage_test:${pk}` }), [`manage_test:${pk}`]);
+    });
+
+    it('a customer-bound client cannot hold manage_api_clients (400 InvalidField, nothing stored); one stored with it before gets no token carrying it', async () => {
+      const pk = t.projectKey;
+      for (const scope of [`manage_api_clients:${pk}`, `manage_my_profile_test:${pk} manage_api_clients:${pk}`]) {
+        const refused = await post(admin, { name: 'bound-admin', scope, customerId: 'cust-b' });
+        expectError(refused, 400, 'InvalidField');
+        expect(refused.body.errors[0].field).toBe('scope');
+        expect(refused.body.message).toContain(`customer-bound client (customerId) may not hold 'manage_api_clients:${pk}'`);
+      }
+      expect(await clientNames()).not.toContain('bound-admin');
+
+      const legacy = await post(admin, { name: 'legacy-bound-admin', scope: `manage_my_profile_test:${pk}`, customerId: 'cust-b' });
+      expect(legacy.status).toBe(201);
+      await t.app.get(Database).query('UPDATE api_client SET scope = $2 WHERE id = $1', [legacy.body.id, `manage_my_profile_test:${pk} manage_api_clients:${pk}`]);
+      const token = await tokenFor(t, legacy.body.id, legacy.body.secret);
+      expect(token.status).toBe(200);
+      expect(token.body.scope.split(' ').sort()).toEqual(['customer_id_test:cust-b', `manage_my_profile_test:${pk}`]);
+      const asked = await t.http.post('/oauth/token').set('Authorization', basic(legacy.body.id, legacy.body.secret)).type('form')
+        .send({ grant_type: 'client_credentials', scope: `manage_api_clients:${pk}` });
+      expectError(asked, 400, 'invalid_scope');
+      expect(asked.body.error_description).toContain(`manage_api_clients:${pk}`);
+      const bearer = { Authorization: `Bearer ${token.body.access_token}` };
+      expectError(await post(bearer, { name: 'made-by-legacy', scope: `manage_my_profile_test:${pk}`, customerId: 'cust-b' }), 403, 'insufficient_scope');
+    });
+
+    it('a customer-bound caller (a token issued before that rule) creates and deletes only clients bound to its own customer', async () => {
+      const pk = t.projectKey;
+      const bound = await t.auth('manage_api_clients manage_my_profile_test', { customerId: 'cust-1' });
+      const unbound = await post(bound, { name: 'unbound-by-customer', scope: `manage_my_profile_test:${pk}` });
+      expectLacking(unbound, [`manage_my_profile_test:${pk}`]);
+      expect(unbound.body.error_description).toContain("holds its scopes for customer 'cust-1' only");
+      expectLacking(await post(bound, { name: 'unbound-by-customer', scope: `manage_my_profile_test:${pk}`, customerId: 'cust-2' }), [`manage_my_profile_test:${pk}`]);
+      expect(await clientNames()).not.toContain('unbound-by-customer');
+      const own = await post(bound, { name: 'own-customer', scope: `manage_my_profile_test:${pk}`, customerId: 'cust-1' });
+      expect(own.status).toBe(201);
+      expect(own.body.customerId).toBe('cust-1');
+
+      const otherCustomer = await post(admin, { name: 'other-customer', scope: `manage_my_profile_test:${pk}`, customerId: 'cust-2' });
+      const notBound = await post(admin, { name: 'not-bound', scope: `manage_my_profile_test:${pk}` });
+      for (const victim of [otherCustomer, notBound]) {
+        expect(victim.status).toBe(201);
+        expectLacking(await remove(bound, victim.body.id), [`manage_my_profile_test:${pk}`]);
+        expect((await t.http.get(`/${pk}/api-clients/${victim.body.id}`).set(admin)).status).toBe(200);
+      }
+      expect((await remove(bound, own.body.id)).status).toBe(200);
+    });
+
+    it('a client deletes only clients whose scopes are among its own: a stronger one → 403 (it stays and works), an equal one → 200', async () => {
+      const pk = t.projectKey;
+      const deleter = await clientWithToken(admin, { name: 'deleter', scope: `manage_api_clients:${pk}` });
+      const stronger = await post(admin, { name: 'stronger', scope: `manage_api_clients:${pk} manage_test:${pk}` });
+      expect(stronger.status).toBe(201);
+      expectLacking(await remove(deleter.bearer, stronger.body.id), [`manage_test:${pk}`]);
+      expect((await t.http.get(`/${pk}/api-clients/${stronger.body.id}`).set(admin)).status).toBe(200);
+      expect((await tokenFor(t, stronger.body.id, stronger.body.secret)).status).toBe(200);
+
+      const equal = await post(admin, { name: 'equal', scope: `manage_api_clients:${pk}` });
+      expect(equal.status).toBe(201);
+      const deleted = await remove(deleter.bearer, equal.body.id);
+      expect(deleted.status).toBe(200);
+      expect(deleted.body.id).toBe(equal.body.id);
+      expectError(await tokenFor(t, equal.body.id, equal.body.secret), 401, 'invalid_client');
+      // An unknown id stays a 404, whatever the caller holds.
+      expectError(await remove(deleter.bearer, 'does-not-exist'), 404, 'ResourceNotFound');
+    });
+  });
 });
 
 describe('bootstrap client (BOOTSTRAP_*)', () => {
@@ -275,6 +399,37 @@ describe('bootstrap client (BOOTSTRAP_*)', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('bootstrap client holding manage_api_clients alone', () => {
+  const projectKey = uniqueProjectKey('root');
+  const clientId = `root-${randomBytes(6).toString('hex')}`;
+  const secret = `bootstrap-secret-${randomBytes(8).toString('hex')}`;
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ BOOTSTRAP_PROJECT_KEY: projectKey, BOOTSTRAP_CLIENT_ID: clientId, BOOTSTRAP_CLIENT_SECRET: secret, BOOTSTRAP_SCOPES: `manage_api_clients:${projectKey}` });
+  });
+  afterAll(() => t.close());
+
+  it('creates and deletes clients with any scope of its project; the clients it makes are bound by what they hold', async () => {
+    const token = await tokenFor(t, clientId, secret);
+    expect(token.status).toBe(200);
+    const root = { Authorization: `Bearer ${token.body.access_token}` };
+    const writer = await t.http.post(`/${projectKey}/api-clients`).set(root).send({ name: 'writer', scope: `manage_test:${projectKey} manage_api_clients:${projectKey}` });
+    expect(writer.status).toBe(201);
+    const writerToken = await tokenFor(t, writer.body.id, writer.body.secret);
+    expect(writerToken.status).toBe(200);
+    const writerBearer = { Authorization: `Bearer ${writerToken.body.access_token}` };
+    expect((await t.http.post(`/${projectKey}/resource`).set(writerBearer).send(draft())).status).toBe(201);
+    // The writer is no bootstrap client: it may not grant what it lacks.
+    const escalated = await t.http.post(`/${projectKey}/api-clients`).set(writerBearer).send({ name: 'x', scope: `view_messages:${projectKey}` });
+    expectError(escalated, 403, 'insufficient_scope');
+    expect(escalated.body.error_description).toContain(`the caller lacks view_messages:${projectKey}.`);
+    // Customer binding rules bind the bootstrap client too.
+    const bound = await t.http.post(`/${projectKey}/api-clients`).set(root).send({ name: 'x', scope: `manage_api_clients:${projectKey}`, customerId: 'c' });
+    expectError(bound, 400, 'InvalidField');
+    expect((await t.http.delete(`/${projectKey}/api-clients/${writer.body.id}`).set(root)).status).toBe(200);
   });
 });
 

@@ -11,7 +11,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { SignJWT } from 'jose';
 import { ACCESS_RULE } from '../../src/auth/access.decorator.js';
-import { ApiClientsService } from '../../src/auth/api-clients.service.js';
+import { ApiClientsService, OPERATOR } from '../../src/auth/api-clients.service.js';
 import { SigningKeysService } from '../../src/auth/signing-keys.service.js';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp, createHttpAdapter } from '../../src/configure-app.js';
@@ -123,7 +123,7 @@ describe('access guard: scope matrix over every resource and api-clients route',
     h.viewOnly = await t.auth('view_test');
     h.products = await t.auth('manage_products');
     h.otherProject = await t.auth('manage_test view_test manage_api_clients manage_products', { projectKey: t.otherProjectKey });
-    const c = await t.app.get(ApiClientsService).create(pk, { name: 'expiry', scope: `manage_test:${pk} view_test:${pk} manage_api_clients:${pk}` });
+    const c = await t.app.get(ApiClientsService).create(pk, { name: 'expiry', scope: `manage_test:${pk} view_test:${pk} manage_api_clients:${pk}` }, OPERATOR);
     const now = Math.floor(Date.now() / 1000);
     h.expired = { Authorization: `Bearer ${await forge(t, { scope: c.scope, clientId: c.id, projectKey: pk, iat: now - 7200, exp: now - 3600 })}` };
     h.freshForged = { Authorization: `Bearer ${await forge(t, { scope: c.scope, clientId: c.id, projectKey: pk })}` };
@@ -567,7 +567,7 @@ describe('default deny', () => {
     it('answers 403 insufficient_scope, with or without a token holding every scope', async () => {
       const pk = t.projectKey;
       const scope = ['manage_test', 'view_test', 'manage_my_profile_test', 'manage_products', 'manage_api_clients'].map((n) => `${n}:${pk}`).join(' ');
-      const c = await app.get(ApiClientsService).create(pk, { name: 'all', scope });
+      const c = await app.get(ApiClientsService).create(pk, { name: 'all', scope }, OPERATOR);
       const token = await forge(u, { scope, clientId: c.id, projectKey: pk });
       for (const headers of [{}, { Authorization: `Bearer ${token}` }]) {
         const res = await u.http.get(`/${pk}/unruled`).set(headers);

@@ -2,15 +2,20 @@ import { createPublicKey, verify as cryptoVerify, type JsonWebKey } from 'node:c
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiClientsService } from '../../src/auth/api-clients.service.js';
+import { ApiClientsService, OPERATOR } from '../../src/auth/api-clients.service.js';
 import { createTestApp, onPostgres, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
 import { basic } from '../support/auth.js';
+import { awayFromMinuteBoundary } from '../support/timing.js';
+import { Database } from '../../src/database/database.js';
+import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
+import { listenOnFreePort } from '../support/listening-app.js';
 
 /*
- * POST /oauth/token, POST /oauth/introspect and GET /.well-known/jwks.json (CONTRACT.md §7, §10
- * "Access", "Further precisions", "Compatibility with commercetools clients").
+ * POST /oauth/token, POST /oauth/introspect and GET /.well-known/jwks.json: tokens, introspection, and
+ * their error answers (the envelope plus OAuth's error and error_description, whatever the cause).
  */
 
 type Res = { status: number; headers: Record<string, string>; body: any; text?: string };
@@ -20,10 +25,14 @@ function formEncode(value: string): string {
   return encodeURIComponent(value).replace(/%20/g, '+');
 }
 
-/** Envelope {statusCode, message, errors:[{code}]} plus the OAuth fields error, error_description. */
-function expectOAuthError(res: Res, status: number, code: string): void {
+/**
+ * Envelope {statusCode, message, errors:[{code}]} plus the OAuth fields error (`error`, by default the
+ * code itself) and error_description; nothing internal.
+ */
+function expectOAuthError(res: Res, status: number, code: string, error = code): void {
   const body = res.body as Record<string, unknown> & { errors?: Array<{ code?: string }> };
-  expect({ status: res.status, code: body?.errors?.[0]?.code, error: body?.error }).toEqual({ status, code, error: code });
+  expectErrorEnvelope(res, status, code);
+  expect({ status: res.status, code: body?.errors?.[0]?.code, error: body?.error }).toEqual({ status, code, error });
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   expect(body.statusCode).toBe(status);
   expect(typeof body.message).toBe('string');
@@ -59,7 +68,7 @@ function verifyWithJwks(token: string, jwks: { keys: Array<Record<string, unknow
 async function newClient(t: TestApp, scopeNames: string, options: { projectKey?: string; secret?: string; id?: string; customerId?: string } = {}) {
   const pk = options.projectKey ?? t.projectKey;
   const scope = scopeNames.split(' ').map((n) => `${n}:${pk}`).join(' ');
-  return t.app.get(ApiClientsService).create(pk, { name: 'token-test', scope, secret: options.secret, id: options.id, customerId: options.customerId });
+  return t.app.get(ApiClientsService).create(pk, { name: 'token-test', scope, secret: options.secret, id: options.id, customerId: options.customerId }, OPERATOR);
 }
 
 describe('POST /oauth/token', () => {
@@ -367,5 +376,144 @@ describe('POST /oauth/introspect', () => {
     // A bearer token is not client authentication.
     const bearer = await t.http.post('/oauth/introspect').set('Authorization', `Bearer ${token}`).type('form').send(`token=${token}`);
     expectOAuthError(bearer, 401, 'invalid_client');
+  });
+});
+
+describe('error answers of POST /oauth/token and POST /oauth/introspect', () => {
+  let t: TestApp;
+  let client: { id: string; secret: string };
+  let db: Database;
+  const suffix = randomBytes(4).toString('hex');
+  const unreachableId = `unreachable-${suffix}`;
+  beforeAll(async () => {
+    t = await createTestApp({ HTTP_BODY_LIMIT_BYTES: '1024' });
+    client = await newClient(t, 'view_test');
+    db = t.app.get(Database);
+    // Recording the use of this one client fails as it would while PostgreSQL shuts down (57P01), so
+    // that a real 503 ServiceUnavailable comes back through the whole stack.
+    await newClient(t, 'view_test', { id: unreachableId, secret: 'unreachable-secret-0123' });
+    await db.query(`CREATE FUNCTION oauth_refuse_${suffix}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'terminating connection due to administrator command' USING ERRCODE = '57P01'; END $$`);
+    await db.query(`CREATE TRIGGER oauth_refuse_${suffix} BEFORE UPDATE ON api_client FOR EACH ROW
+      WHEN (NEW.id = '${unreachableId}') EXECUTE FUNCTION oauth_refuse_${suffix}()`);
+  });
+  afterAll(async () => {
+    await db?.query(`DROP TRIGGER IF EXISTS oauth_refuse_${suffix} ON api_client`);
+    await db?.query(`DROP FUNCTION IF EXISTS oauth_refuse_${suffix}()`);
+    await t?.close();
+  });
+
+  const token = () => t.http.post('/oauth/token');
+  const introspect = () => t.http.post('/oauth/introspect').set('Authorization', basic(client.id, client.secret));
+
+  it('a parameter given twice in the form body → 400 invalid_request, even when both values are right', async () => {
+    const { id, secret } = client;
+    const cases: Array<[string, Promise<Res>]> = [
+      ['client_id', token().type('form').send(`grant_type=client_credentials&client_id=${id}&client_id=${id}&client_secret=${formEncode(secret)}`)],
+      ['client_id', token().type('form').send(`grant_type=client_credentials&client_id=a&client_id=${id}&client_secret=${formEncode(secret)}`)],
+      ['client_secret', token().type('form').send(`grant_type=client_credentials&client_id=${id}&client_secret=x&client_secret=${formEncode(secret)}`)],
+      ['grant_type', token().set('Authorization', basic(id, secret)).type('form').send('grant_type=client_credentials&grant_type=client_credentials')],
+      ['scope', token().set('Authorization', basic(id, secret)).type('form').send(`grant_type=client_credentials&scope=x&scope=${formEncode(`view_test:${t.projectKey}`)}`)],
+      ['token', introspect().type('form').send('token=a&token=b')],
+    ];
+    for (const [name, request] of cases) {
+      const res = await request;
+      expectOAuthError(res, 400, 'invalid_request');
+      expect(res.body.error_description).toBe(`The parameter ${name} is given more than once.`);
+      expect(res.body.access_token).toBeUndefined();
+    }
+    // Given once, the same credentials get a token; a JSON body is read as before.
+    expect((await token().type('form').send(`grant_type=client_credentials&client_id=${id}&client_secret=${formEncode(secret)}`)).status).toBe(200);
+    expect((await token().send({ grant_type: 'client_credentials', client_id: id, client_secret: secret })).status).toBe(200);
+  });
+
+  it('a NUL character in any parameter (name or value, form or JSON, or the HTTP Basic credentials) → 400 invalid_request', async () => {
+    const { id, secret } = client;
+    const withBasic = () => token().set('Authorization', basic(id, secret));
+    const cases: Promise<Res>[] = [
+      withBasic().type('form').send('grant_type=client_credentials%00'),
+      withBasic().type('form').send(`grant_type=client_credentials&scope=${formEncode(`view_test:${t.projectKey}`)}%00`),
+      withBasic().type('form').send('grant_type=client_credentials&sco%00pe=x'),
+      token().type('form').send(`grant_type=client_credentials&client_id=${id}%00&client_secret=${formEncode(secret)}`),
+      token().type('form').send(`grant_type=client_credentials&client_id=${id}&client_secret=${formEncode(secret)}%00`),
+      withBasic().send({ grant_type: 'client_credentials\u0000' }),
+      token().set('Authorization', basic(`${id}\u0000`, secret)).type('form').send('grant_type=client_credentials'),
+      token().set('Authorization', basic(id, `${secret}\u0000`)).type('form').send('grant_type=client_credentials'),
+      token().set('Authorization', basic(`${id}%00`, formEncode(secret))).type('form').send('grant_type=client_credentials'),
+      introspect().type('form').send('token=abc%00'),
+      introspect().send({ token: 'abc\u0000' }),
+    ];
+    for (const res of await Promise.all(cases)) {
+      expectOAuthError(res, 400, 'invalid_request');
+      expect(res.body.error_description).toMatch(/NUL character/);
+      expect(res.body.access_token).toBeUndefined();
+    }
+  });
+
+  it('413 (a body over HTTP_BODY_LIMIT_BYTES), 415 (a body of another type) and a malformed JSON body carry error invalid_request', async () => {
+    const big = `grant_type=client_credentials&scope=${'x'.repeat(2048)}`;
+    for (const endpoint of ['/oauth/token', '/oauth/introspect']) {
+      const post = () => t.http.post(endpoint).set('Authorization', basic(client.id, client.secret));
+      expectOAuthError(await post().type('form').send(big), 413, 'PayloadTooLarge', 'invalid_request');
+      expectOAuthError(await post().set('Content-Type', 'text/plain').send('grant_type=client_credentials'), 415, 'UnsupportedMediaType', 'invalid_request');
+      expectOAuthError(await post().set('Content-Type', 'application/json').send('{"grant_type":'), 400, 'InvalidJsonInput', 'invalid_request');
+    }
+  });
+
+  it('a request without Host (refused before any route runs) → 400 with error invalid_request', async () => {
+    const port = Number(new URL(await listenOnFreePort(t)).port);
+    for (const path of ['/oauth/token', '/oauth/introspect']) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.end(`POST ${path} HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 29\r\nConnection: close\r\n\r\ngrant_type=client_credentials`),
+        );
+        socket.on('data', (data: Buffer) => (text += data.toString('utf8')));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(text));
+      });
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head.split(' ')[1]).toBe('400');
+      expect(JSON.parse(body)).toEqual(expect.objectContaining({ statusCode: 400, errors: [expect.objectContaining({ code: 'InvalidInput' })], error: 'invalid_request', error_description: expect.any(String) }));
+    }
+  });
+
+  it('503 while the database refuses carries error temporarily_unavailable and Retry-After', async () => {
+    const credentials = basic(unreachableId, 'unreachable-secret-0123');
+    const issued = await token().set('Authorization', credentials).type('form').send('grant_type=client_credentials');
+    expectOAuthError(issued, 503, 'ServiceUnavailable', 'temporarily_unavailable');
+    expect(issued.headers['retry-after']).toBe('5');
+    const introspected = await t.http.post('/oauth/introspect').set('Authorization', credentials).type('form').send('token=abc');
+    expectOAuthError(introspected, 503, 'ServiceUnavailable', 'temporarily_unavailable');
+    expect(introspected.headers['retry-after']).toBe('5');
+  });
+});
+
+describe('POST /oauth/token and /oauth/introspect with RATE_LIMIT_TOKEN_PER_MINUTE=3', () => {
+  let t: TestApp;
+  let client: { id: string; secret: string };
+  beforeAll(async () => {
+    t = await createTestApp({ RATE_LIMIT_TOKEN_PER_MINUTE: '3', HTTP_TRUST_PROXY_HOPS: '1' });
+    client = await newClient(t, 'view_test');
+  });
+  afterAll(() => t.close());
+
+  const from = (address: string, endpoint = '/oauth/token') => t.http.post(endpoint).set('X-Forwarded-For', address);
+
+  it('429 (per address, per client id) carries error temporarily_unavailable and Retry-After', async () => {
+    await awayFromMinuteBoundary();
+    for (let i = 0; i < 3; i++) {
+      expectOAuthError(await from('198.51.100.1').set('Authorization', basic(client.id, 'wrong-secret')).type('form').send('grant_type=client_credentials'), 401, 'invalid_client');
+    }
+    // The address's fourth request, on either endpoint, refused before its body is read.
+    for (const endpoint of ['/oauth/token', '/oauth/introspect']) {
+      const refused = await from('198.51.100.1', endpoint).set('Authorization', basic(client.id, client.secret)).type('form').send('grant_type=client_credentials&token=x');
+      expectOAuthError(refused, 429, 'TooManyRequests', 'temporarily_unavailable');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    // The client id's fourth request, from a fresh address.
+    const refused = await from('198.51.100.2').set('Authorization', basic(client.id, client.secret)).type('form').send('grant_type=client_credentials');
+    expectOAuthError(refused, 429, 'TooManyRequests', 'temporarily_unavailable');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 });

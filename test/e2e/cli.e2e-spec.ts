@@ -45,6 +45,13 @@ describe('npm run cli -- client create', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('refuses a customer-bound client with manage_api_clients (exit code 1)', async () => {
+    const refused = await cli(['client', 'create', '--project', projectKey, '--name', 'ops', '--scope', `manage_api_clients:${projectKey}`, '--customer-id', 'cust-7'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`customer-bound client (customerId) may not hold 'manage_api_clients:${projectKey}'`);
+    expect(refused.stdout).toBe('');
+  });
+
   it('rejects invalid input with a message and exit code 1', async () => {
     const result = await cli(['client', 'create', '--project', projectKey, '--name', 'ops', '--scope', 'manage_test:another-project'], env);
     expect(result.code).toBe(1);

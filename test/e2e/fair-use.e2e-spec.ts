@@ -498,7 +498,7 @@ describe('fair use and hardening', () => {
 
   describe('a customer-bound client holds no manage_test', () => {
     it('POST /{projectKey}/api-clients with customerId and manage_test → 400 InvalidField', async () => {
-      const admin = await t.auth('manage_api_clients');
+      const admin = await t.auth('manage_api_clients manage_my_profile_test');
       const pk = t.projectKey;
       const refused = await t.http.post(`/${pk}/api-clients`).set(admin).send({ name: 'shop', scope: `manage_my_profile_test:${pk} manage_test:${pk}`, customerId: 'cust-1' });
       expectErrorEnvelope(refused, 400, 'InvalidField');
@@ -511,7 +511,7 @@ describe('fair use and hardening', () => {
     });
 
     it('a customer-bound client stored with manage_test before that rule gets no token holding it', async () => {
-      const admin = await t.auth('manage_api_clients');
+      const admin = await t.auth('manage_api_clients manage_my_profile_test');
       const pk = t.projectKey;
       const created = await t.http.post(`/${pk}/api-clients`).set(admin).send({ name: 'legacy-shop', scope: `manage_my_profile_test:${pk}`, customerId: 'cust-2' });
       expect(created.status).toBe(201);

@@ -94,7 +94,7 @@ describe('concurrent creates without a key (written together per project)', () =
   async function newClient(pk: string, scope: string, customerId?: string): Promise<{ modifier: Modifier; authorization: string }> {
     const created = await t.http
       .post(`/${pk}/api-clients`)
-      .set(await t.auth('manage_api_clients', { projectKey: pk }))
+      .set(await t.auth(`manage_api_clients ${scope}`, { projectKey: pk }))
       .send({ name: `batching ${scope}`, scope: `${scope}:${pk}`, ...(customerId ? { customerId } : {}) });
     expect(created.status).toBe(201);
     const token = await t.http.post('/oauth/token').set('Authorization', basic(created.body.id, created.body.secret)).type('form').send('grant_type=client_credentials');

@@ -217,7 +217,7 @@ describe('concurrent updates (written together per project)', () => {
   async function newClient(pk: string): Promise<Client> {
     const created = await t.http
       .post(`/${pk}/api-clients`)
-      .set(await t.auth('manage_api_clients', { projectKey: pk }))
+      .set(await t.auth('manage_api_clients manage_test', { projectKey: pk }))
       .send({ name: 'update batching', scope: `manage_test:${pk}` });
     expect(created.status).toBe(201);
     const token = await t.http.post('/oauth/token').set('Authorization', basic(created.body.id, created.body.secret)).type('form').send('grant_type=client_credentials');

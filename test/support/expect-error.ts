@@ -26,9 +26,10 @@ const ENVELOPE = ['errors', 'message', 'statusCode'];
 const OAUTH_MEMBERS = ['error', 'error_description'];
 
 /**
- * The contract's error answer (CONTRACT.md §9): JSON `{statusCode, message, errors: [{code, message, …}]}`
+ * The error envelope: JSON `{statusCode, message, errors: [{code, message, …}]}`
  * with `status` and, when given, `errors[0].code` equal to `code` (or one of them); OAuth errors may
- * add `error` (equal to the code) and `error_description`; nothing internal anywhere in the text.
+ * add `error` (the code, or the OAuth error its status calls for) and `error_description`; nothing
+ * internal anywhere in the text.
  */
 export function expectErrorEnvelope(res: Answer, status: number, code?: string | readonly string[]): void {
   const body = res.body ?? {};
@@ -38,7 +39,7 @@ export function expectErrorEnvelope(res: Answer, status: number, code?: string |
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   const extra = Object.keys(body).filter((key) => !ENVELOPE.includes(key));
   expect(extra.filter((key) => !OAUTH_MEMBERS.includes(key))).toEqual([]);
-  if ('error' in body) expect(body.error).toBe(actual);
+  if ('error' in body) expect(body.error).toBe(oauthErrorOf(actual, status));
   expect(body.statusCode).toBe(status);
   expect(typeof body.message).toBe('string');
   expect(Array.isArray(body.errors) && body.errors.length > 0).toBe(true);
@@ -47,6 +48,16 @@ export function expectErrorEnvelope(res: Answer, status: number, code?: string |
     expect(typeof error.message).toBe('string');
   }
   expectNoInternals(res);
+}
+
+/**
+ * The OAuth `error` an answer with this code carries: the code itself for OAuth's own codes (snake
+ * case); for the others (the token endpoints' 413, 415, 429, 503…), the one their status calls for.
+ */
+function oauthErrorOf(code: string, status: number): string {
+  if (/^[a-z_]+$/.test(code)) return code;
+  if (status === 429 || status === 503) return 'temporarily_unavailable';
+  return status >= 500 ? 'server_error' : 'invalid_request';
 }
 
 /** Nothing internal (SQL, driver or ORM names, stack frames) anywhere in an answer's text. */

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { ApiClientsService } from '../../src/auth/api-clients.service.js';
+import { ApiClientsService, OPERATOR } from '../../src/auth/api-clients.service.js';
 import type { TestApp } from './test-app.js';
 
 /**
@@ -17,6 +17,6 @@ export async function listenOnFreePort(t: TestApp): Promise<string> {
 /** A real API client of `projectKey` with those scope names (e.g. `manage_test view_test`), its secret in clear. */
 export async function createApiClient(t: TestApp, scopeNames: string, projectKey = t.projectKey): Promise<{ id: string; secret: string }> {
   const scope = scopeNames.split(' ').filter(Boolean).map((name) => `${name}:${projectKey}`).join(' ');
-  const client = await t.app.get(ApiClientsService).create(projectKey, { name: 'docs console', scope });
+  const client = await t.app.get(ApiClientsService).create(projectKey, { name: 'docs console', scope }, OPERATOR);
   return { id: client.id, secret: client.secret };
 }

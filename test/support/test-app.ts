@@ -10,7 +10,7 @@ import request from 'supertest';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp, createHttpAdapter } from '../../src/configure-app.js';
 import { type AppConfig, loadConfig } from '../../src/app-config.js';
-import { ApiClientsService } from '../../src/auth/api-clients.service.js';
+import { ApiClientsService, OPERATOR } from '../../src/auth/api-clients.service.js';
 import { TokenService } from '../../src/auth/token.service.js';
 import { seedEmbeddedDataDir } from './embedded-template.js';
 
@@ -110,7 +110,7 @@ async function issueTestToken(
   customerId?: string,
 ): Promise<Record<string, string>> {
   const scope = scopeNames.split(' ').filter(Boolean).map((name) => `${name}:${projectKey}`).join(' ');
-  const client = await app.get(ApiClientsService).create(projectKey, { name: 'test', scope, customerId });
+  const client = await app.get(ApiClientsService).create(projectKey, { name: 'test', scope, customerId }, OPERATOR);
   const token = await app.get(TokenService).issue(
     { ...client, projectKey, secretHash: '', customerId: customerId ?? null, lastUsedAt: null },
     scope.split(' '),
