@@ -17,8 +17,8 @@ const USAGE = `Usage:
   npm run cli -- export --url <base> --project <key> [--where <predicate>]… > file.ndjson
   npm run cli -- import --url <base> --project <key> <file.ndjson>
 
-client create: creates an API client directly in the database (DATABASE_URL, or the embedded DATA_DIR
-when no server holds it) and prints {id, secret, projectKey, scope} as JSON. The secret is shown once.
+client create: creates an API client directly in the database (DATABASE_URL, or the embedded DATA_DIR, through
+the server that runs on it if one does) and prints {id, secret, projectKey, scope} as JSON. The secret is shown once.
 export, import: bulk NDJSON against a running server over HTTP; \`<command> --help\` for each.`;
 
 /**
@@ -48,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
     values.project,
   );
   const config = loadConfig();
-  const opened = await openDataSource(config.database, { migrate: true });
+  const opened = await openDataSource(config.database, { migrate: true, shareRunningServer: true });
   try {
     const clients = new ApiClientsService(new ApiClientsRepository(new Database(opened.pool, false)), config.auth);
     const created = await clients.create(values.project, draft, OPERATOR);
@@ -77,7 +77,7 @@ main(process.argv.slice(2)).then(exit, (error: unknown) => {
     return exit(error.exitCode);
   }
   if (error instanceof DataDirectoryLockedError) {
-    process.stderr.write(`${error.message}\nA running server holds this data directory: create the client through its API (POST /{projectKey}/api-clients), or stop it first.\n`);
+    process.stderr.write(`${error.message}\nIts holder serves no database socket there to share: stop it first, or create the client through the server's API (POST /{projectKey}/api-clients).\n`);
   } else if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
   } else if (error instanceof DomainError) {

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -64,6 +64,18 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections: num
     releaseLock();
     throw error;
   }
+}
+
+/**
+ * The connection to the embedded database a running server in `dataDir` serves on its unix socket, or
+ * undefined when no server holds the directory (or it serves on loopback TCP, a path too long for a socket).
+ * Another process (the CLI) may then use the database through that server's PGlite, never beside it.
+ */
+export function runningServerConnection(dataDir: string): EmbeddedPostgres['connection'] | undefined {
+  const dir = resolve(dataDir);
+  const lock = join(dir, 'server.lock');
+  if (!existsSync(lock) || !existsSync(join(dir, '.s.PGSQL.5432')) || !isAlive(readFileSync(lock, 'utf8').trim())) return undefined;
+  return { host: dir, port: 5432, user: 'postgres', database: 'postgres' };
 }
 
 function acquireLock(path: string): () => void {

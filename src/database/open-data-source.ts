@@ -4,7 +4,7 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 import type { Pool } from 'pg';
 import type { DatabaseConfig } from './database.config.js';
 import { buildDataSourceOptions, type ConnectionTarget } from './data-source-options.js';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
+import { DataDirectoryLockedError, type EmbeddedPostgres, runningServerConnection, startEmbeddedPostgres } from './embedded-postgres.js';
 
 /** Any constant: replicas starting together queue on it while one applies the migrations. */
 const MIGRATION_LOCK_ID = 7_316_200_142;
@@ -19,16 +19,26 @@ export interface OpenedDatabase {
 /**
  * Opens PostgreSQL (`DATABASE_URL`) or the embedded PGlite data directory, and optionally applies
  * pending migrations under a PostgreSQL advisory lock so several replicas can start at once.
- * Used by the app and by the operator commands, so both open the database the same way.
+ * Used by the app and by the operator commands, so both open the database the same way. With
+ * `shareRunningServer` (the CLI), an embedded data directory a running server holds is used through that
+ * server's socket (it applied the migrations) instead of being refused as locked.
  */
-export async function openDataSource(config: DatabaseConfig, options: { migrate: boolean }): Promise<OpenedDatabase> {
+export async function openDataSource(config: DatabaseConfig, options: { migrate: boolean; shareRunningServer?: boolean }): Promise<OpenedDatabase> {
   const logger = new Logger('Database');
   let embedded: EmbeddedPostgres | undefined;
   let target: ConnectionTarget;
+  let migrate = options.migrate;
   if (config.url) {
     target = { url: config.url };
   } else {
-    embedded = await startEmbeddedPostgres(config.dataDir, config.poolSize + 2);
+    try {
+      embedded = await startEmbeddedPostgres(config.dataDir, config.poolSize + 2);
+    } catch (error) {
+      const shared = options.shareRunningServer && error instanceof DataDirectoryLockedError ? runningServerConnection(config.dataDir) : undefined;
+      if (!shared) throw error;
+      embedded = { connection: shared, stop: async () => undefined };
+      migrate = false;
+    }
     const { host, port, user, database } = embedded.connection;
     target = { host, port, username: user, database };
     logger.log(`embedded PostgreSQL (PGlite) in ${config.dataDir}`);
@@ -41,7 +51,7 @@ export async function openDataSource(config: DatabaseConfig, options: { migrate:
   const dataSource = new DataSource(buildDataSourceOptions({ ...config, poolSize }, target));
   try {
     await dataSource.initialize();
-    if (options.migrate) await runMigrations(dataSource, !embedded, logger);
+    if (migrate) await runMigrations(dataSource, !embedded, logger);
   } catch (error) {
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestApp, onPostgres, type TestApp, uniqueProjectKey } from '../support/test-app.js';
@@ -65,16 +65,28 @@ describe('npm run cli -- client create', () => {
     expect(result.stderr).toContain('Usage:');
   });
 
-  it('refuses an embedded data directory held by a running server; works beside one on PostgreSQL', async () => {
+  it('works while a server runs on the same database: on an embedded data directory, through that server', async () => {
     // The app started in the first test runs in this process and holds the embedded directory's lock.
     const result = await cli(['client', 'create', '--project', projectKey, '--name', 'ops2', '--scope', `manage_test:${projectKey}`], env);
-    if (onPostgres) {
-      expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout).projectKey).toBe(projectKey);
-    } else {
+    expect(result.code).toBe(0);
+    const created = JSON.parse(result.stdout);
+    expect(created.projectKey).toBe(projectKey);
+    // The running server knows the new client at once: its credentials obtain a token there.
+    const token = await t!.http.post('/oauth/token').auth(created.id, created.secret).type('form').send({ grant_type: 'client_credentials' });
+    expect(token.status).toBe(200);
+    expect(token.body.scope).toBe(`manage_test:${projectKey}`);
+  });
+
+  it('refuses an embedded data directory another process holds without serving it (a lock but no socket)', async () => {
+    const held = mkdtempSync(join(tmpdir(), 'resource-api-cli-held-'));
+    try {
+      // The lock of a live process (this one) that serves no socket there.
+      writeFileSync(join(held, 'server.lock'), `${process.pid}@${hostname()}`);
+      const result = await cli(['client', 'create', '--project', projectKey, '--name', 'ops3', '--scope', `manage_test:${projectKey}`], { DATA_DIR: held, DATABASE_URL: '' });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/in use by process/);
-      expect(result.stderr).toContain('POST /{projectKey}/api-clients');
+    } finally {
+      rmSync(held, { recursive: true, force: true });
     }
   });
 });
