@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { build, outdated } from './build.mjs';
 import { SERVER_ENV } from './server-env.mjs';
 
-if (outdated()) process.stderr.write(`compiled src/ to dist/ in ${build()} ms\n`);
+if (outdated()) process.stderr.write(`compiled src/ to dist/ in ${await build()} ms\n`);
 const server = spawn(process.execPath, ['dist/src/main.js', ...process.argv.slice(2)], { stdio: 'inherit', env: { ...SERVER_ENV, ...process.env } });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => server.kill(signal));
 server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

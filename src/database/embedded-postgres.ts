@@ -85,7 +85,13 @@ function acquireLock(path: string): () => void {
       const fd = openSync(path, 'wx', 0o600);
       writeSync(fd, owner);
       closeSync(fd);
-      return () => rmSync(path, { force: true });
+      // Released however the process ends: an exit forced by the shutdown bound leaves no stale lock either.
+      const release = (): void => rmSync(path, { force: true });
+      process.once('exit', release);
+      return () => {
+        process.removeListener('exit', release);
+        release();
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = readFileSync(path, 'utf8').trim();

@@ -41,9 +41,9 @@ describe('checkActionHeaders', () => {
     expect(error.errors.map((e) => [e.code, e.field])).toEqual(expected);
   });
 
-  it.each(['/..;/admin', '/../secret', '/a/..', '/..', '/a;b', '/%2e%2e/x', '/%2E/x', '/a%2fb', '/a%2Fb', '/a%5Cb', '/a\\b'])('Path-Header %p → 400 InvalidInput', (pathHeader) => {
+  it.each(['/..;/admin', '/../secret', '/a/..', '/..', '/a;b', '/%2e%2e/x', '/%2E/x', '/a%2fb', '/a%2Fb', '/a%5Cb', '/a\\b'])('Path-Header %p → 400 InvalidField', (pathHeader) => {
     const error = failure({ testHeader: '{}', pathHeader });
     expect(error.status).toBe(400);
-    expect(error.errors.map((e) => [e.code, e.field])).toEqual([['InvalidInput', 'Path-Header']]);
+    expect(error.errors.map((e) => [e.code, e.field])).toEqual([['InvalidField', 'Path-Header']]);
   });
 });

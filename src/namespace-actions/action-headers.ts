@@ -24,7 +24,7 @@ export interface ActionHeaders {
  * The request headers of `namespace-action-with-headers` (CONTRACT.md §10): an `Accept` that
  * excludes application/json → 406, checked first (absent → application/json); then every header
  * problem at once (400): `Test-Header` and `Path-Header` required, `Path-Header` matching `^/.*$`
- * without `..`, `;`, `%2e`, `%2f`, `%5c` or a backslash (InvalidInput),
+ * without `..`, `;`, `%2e`, `%2f`, `%5c` or a backslash (InvalidField),
  * `Test-Header` JSON of a possibly partial ObjectTestType whose present fields are valid.
  * Returns the backend path (`Path-Header`).
  */
@@ -43,7 +43,7 @@ export function checkActionHeaders({ accept, testHeader, pathHeader }: ActionHea
   } else if (!PATH_HEADER_PATTERN.test(pathHeader)) {
     errors.push(invalid('Path-Header', pathHeader, 'must match ^/.*$ (begin with a slash)'));
   } else if (PATH_HEADER_FORBIDDEN.test(pathHeader)) {
-    errors.push({ code: ErrorCode.InvalidInput, message: "Path-Header: must not contain '..', ';', '%2e', '%2f', '%5c' or a backslash.", field: 'Path-Header' });
+    errors.push(invalid('Path-Header', pathHeader, "must not contain '..', ';', '%2e', '%2f', '%5c' or a backslash"));
   }
   if (errors.length > 0) {
     throw new DomainError(errors, errors.length === 1 ? errors[0].message : `The request has ${errors.length} invalid headers; see errors.`);

@@ -81,7 +81,7 @@ export class NamespaceActionsController {
       'Checks, in this order: `Accept` must allow application/json (absent counts as application/json; 406 otherwise); ' +
       'then `Test-Header` and `Path-Header` are required, `Path-Header` must match `^/.*$` and `Test-Header` must be JSON of a ' +
       'possibly partial ObjectTestType `{version?, objectTypeProperty?}` whose present fields are valid (400, every problem listed); ' +
-      "a `Path-Header` containing `..`, `;`, `%2e`, `%2f`, `%5c` (any case) or a backslash is 400 InvalidInput. " +
+      "a `Path-Header` containing `..`, `;`, `%2e`, `%2f`, `%5c` (any case) or a backslash is 400 InvalidField. " +
       'A forward action calls its backend at its URL\'s path followed by `Path-Header`.',
   })
   @ApiHeader({ name: 'Accept', required: false, description: 'Must allow application/json.', schema: { type: 'string', pattern: 'application/json', default: 'application/json' } })

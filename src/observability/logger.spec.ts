@@ -68,17 +68,27 @@ describe('createLogger', () => {
 describe('NestLogger', () => {
   it('maps Nest levels and writes the context', () => {
     const { nest, lines } = capture('debug');
-    nest.log('started', 'NestApplication');
+    nest.log('started', 'Server');
     nest.warn('slow', 'Database');
     nest.debug('detail', 'Auth');
     nest.verbose('hidden', 'Auth');
     nest.fatal('down', 'Server');
     expect(lines).toEqual([
-      expect.objectContaining({ level: 'info', context: 'NestApplication', msg: 'started' }),
+      expect.objectContaining({ level: 'info', context: 'Server', msg: 'started' }),
       expect.objectContaining({ level: 'warn', context: 'Database', msg: 'slow' }),
       expect.objectContaining({ level: 'debug', context: 'Auth', msg: 'detail' }),
       expect.objectContaining({ level: 'fatal', context: 'Server', msg: 'down' }),
     ]);
+  });
+
+  it("logs Nest's own start-up narration (modules initialised, routes mapped) at debug, the rest of log() at info", () => {
+    const { nest, lines } = capture('log');
+    for (const context of ['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']) nest.log('narration', context);
+    nest.log('listening on http://0.0.0.0:8080', 'Server');
+    expect(lines).toEqual([expect.objectContaining({ level: 'info', context: 'Server', msg: 'listening on http://0.0.0.0:8080' })]);
+    const verbose = capture('debug');
+    verbose.nest.log('Mapped {/x, GET} route', 'RouterExplorer');
+    expect(verbose.lines).toEqual([expect.objectContaining({ level: 'debug', context: 'RouterExplorer' })]);
   });
 
   it('error(message, stack, context) keeps the stack as a field; an Error as err; an object as fields', () => {

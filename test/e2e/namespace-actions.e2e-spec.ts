@@ -614,12 +614,12 @@ describe('namespace actions', () => {
     });
 
     it.each(['/../secret', '/..;/admin', '/api/..', '/x;jsessionid=1', '/%2e%2e/admin', '/%2E%2E/admin', '/a%2fb', '/a%2Fb', '/a\\b', '/a%5cb'])(
-      'a Path-Header %p (a climb, a path parameter, an encoded separator, a backslash) → 400 InvalidInput, the backend is not called',
+      'a Path-Header %p (a climb, a path parameter, an encoded separator, a backslash) → 400 InvalidField, the backend is not called',
       async (pathHeader) => {
         const before = backend.calls.length;
         const res = await withHeaders(pathHeader);
-        expectErrorEnvelope(res, 400, 'InvalidInput');
-        expect(res.body.errors[0]).toMatchObject({ code: 'InvalidInput', field: 'Path-Header' });
+        expectErrorEnvelope(res, 400, 'InvalidField');
+        expect(res.body.errors[0]).toMatchObject({ field: 'Path-Header' });
         expect(backend.calls.length).toBe(before);
       },
     );
