@@ -4,6 +4,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTestApp, onPostgres, type TestApp, uniqueProjectKey } from '../support/test-app.js';
+import { listenOnFreePort } from '../support/listening-app.js';
+import { draft } from '../support/fixtures.js';
 
 const run = promisify(execFile);
 
@@ -75,6 +77,35 @@ describe('npm run cli -- client create', () => {
     const token = await t!.http.post('/oauth/token').auth(created.id, created.secret).type('form').send({ grant_type: 'client_credentials' });
     expect(token.status).toBe(200);
     expect(token.body.scope).toBe(`manage_test:${projectKey}`);
+  });
+
+  it('the bulk round trip between two projects, as documented: a client for each, created while the server runs', async () => {
+    const source = uniqueProjectKey('src');
+    const target = uniqueProjectKey('dst');
+    const client = async (project: string, scope: string) => {
+      const result = await cli(['client', 'create', '--project', project, '--name', `copy-${project}`, '--scope', `${scope}:${project}`], env);
+      expect(result.code).toBe(0);
+      return JSON.parse(result.stdout) as { id: string; secret: string };
+    };
+    const reader = await client(source, 'manage_test');
+    const writer = await client(target, 'manage_test');
+    const url = await listenOnFreePort(t!);
+    const token = (await t!.http.post('/oauth/token').auth(reader.id, reader.secret).type('form').send({ grant_type: 'client_credentials' })).body.access_token;
+    for (const key of ['key-a', 'key-b', 'key-c']) {
+      const created = await t!.http.post(`/${source}/resource`).set('Authorization', `Bearer ${token}`).send(draft({ key }));
+      expect(created.status).toBe(201);
+    }
+    const credentials = (c: { id: string; secret: string }) => ['--client-id', c.id, '--client-secret', c.secret];
+    const exported = await cli(['export', '--url', url, '--project', source, ...credentials(reader)], {});
+    expect(exported.code).toBe(0);
+    const file = join(dataDir, 'round-trip.ndjson');
+    writeFileSync(file, exported.stdout);
+    const imported = await cli(['import', '--url', url, '--project', target, ...credentials(writer), file], {});
+    expect(imported.code).toBe(0);
+    expect(JSON.parse(imported.stdout.trimEnd().split('\n').at(-1)!)).toEqual({ summary: { lines: 3, created: 3, updated: 0, unchanged: 0, failed: 0 } });
+    const copy = await cli(['export', '--url', url, '--project', target, ...credentials(writer)], {});
+    const keys = copy.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)).filter((line) => line.key).map((line) => line.key);
+    expect(keys.sort()).toEqual(['key-a', 'key-b', 'key-c']);
   });
 
   it('refuses an embedded data directory another process holds without serving it (a lock but no socket)', async () => {
