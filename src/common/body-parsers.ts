@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { DomainError } from './domain-error.js';
@@ -72,7 +73,7 @@ export function registerBodyParsers(fastify: FastifyInstance, { limitBytes, unau
   fastify.addHook('onSend', (request, reply, payload, done) => {
     if (!request.raw.complete) {
       reply.header('Connection', 'close');
-      lingerOnClose(request.raw.socket, (request as { user?: unknown }).user ? Infinity : unauthenticatedLimitBytes);
+      lingerOnClose(request.raw, (request as { user?: unknown }).user ? Infinity : unauthenticatedLimitBytes);
     }
     done(null, payload);
   });
@@ -80,8 +81,6 @@ export function registerBodyParsers(fastify: FastifyInstance, { limitBytes, unau
 
 /** How long a connection answered early goes on discarding what its client still sends. */
 const LINGER_MS = 2_000;
-/** How often a lingering close bounded in bytes looks at what arrived. */
-const LINGER_CHECK_MS = 20;
 
 /**
  * A lingering close, as nginx's: once the answer is sent, Node would close the socket while the client
@@ -90,18 +89,21 @@ const LINGER_CHECK_MS = 20;
  * discards what still arrives (at most `maxBytes`), and closes when the client ends its side or after `LINGER_MS`. Node's
  * HTTP server ends a `Connection: close` exchange through `socket.destroySoon()`.
  */
-function lingerOnClose(socket: Socket, maxBytes: number): void {
-  socket.destroySoon = function lingering(this: Socket) {
+function lingerOnClose(request: IncomingMessage, maxBytes: number): void {
+  request.socket.destroySoon = function lingering(this: Socket) {
     this.end();
     const timer = setTimeout(() => this.destroy(), LINGER_MS);
-    // The HTTP parser reads the socket itself: what arrives is counted from the socket's byte count.
-    const start = this.bytesRead;
-    const bound = Number.isFinite(maxBytes) ? setInterval(() => this.bytesRead - start > maxBytes && this.destroy(), LINGER_CHECK_MS) : undefined;
-    this.once('close', () => {
-      clearTimeout(timer);
-      clearInterval(bound);
-    });
+    this.once('close', () => clearTimeout(timer));
     this.once('end', () => this.destroy());
+    if (Number.isFinite(maxBytes)) {
+      // The rest of the body still arrives through the request (Node discards it once the answer is sent):
+      // counted there, the connection ends as soon as more than `maxBytes` came.
+      let discarded = 0;
+      request.on('data', (chunk: Buffer) => {
+        discarded += chunk.length;
+        if (discarded > maxBytes) this.destroy();
+      });
+    }
     this.resume();
   };
 }
