@@ -12,9 +12,9 @@ import type { AccessRule, ScopeName } from './scopes.js';
 export const ACCESS_RULE = Symbol('ACCESS_RULE');
 
 const responses = [
-  ApiResponse({ status: 401, description: 'Missing, malformed or expired token (invalid_token).', type: ErrorResponseDto }),
+  ApiResponse({ status: 401, description: 'Missing, malformed or expired token (invalid_token), answered before the body is read.', type: ErrorResponseDto }),
   ApiResponse({ status: 403, description: 'Token lacks the scope or names another project (insufficient_scope).', type: ErrorResponseDto }),
-  ApiResponse({ status: 429, description: 'Rate limit of the client exceeded (TooManyRequests, Retry-After).', type: ErrorResponseDto }),
+  ApiResponse({ status: 429, description: 'Rate limit of the client, or of the remote address for requests that fail to authenticate, exceeded (TooManyRequests, Retry-After).', type: ErrorResponseDto }),
 ];
 
 /**

@@ -45,6 +45,12 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig) {
         '',
         'Every error answers the envelope `{statusCode, message, errors: [{code, message, …}]}`. ' +
           '64-bit integers are exact in every body. The scopes each operation needs are named in its description.',
+        '',
+        '**Trust:** a request without a valid token to an operation that needs one is answered 401 before its body is read ' +
+          '(at most `HTTP_UNAUTHENTICATED_MAX_BODY_BYTES`, 16 KiB, more of it is read before the connection closes); such ' +
+          'requests are limited per remote address (`RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE`, 1,200; then 429 with `Retry-After`). ' +
+          'A request without `Host` is 400; a path with `..` or an encoded dot is 404. Member names every object inherits ' +
+          '(`__proto__`, `constructor`, `toString`, …) are unknown members (400 `InvalidField`) in every body.',
       ].join('\n'),
     )
     .setVersion('1.0')
