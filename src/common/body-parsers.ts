@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { DomainError } from './domain-error.js';
@@ -68,12 +67,17 @@ export function registerBodyParsers(fastify: FastifyInstance, { limitBytes, unau
   });
   // A request answered before its body was read to the end (an upload's early 413, 415 or 404; any
   // request refused before its body, such as a 401) closes the connection after the answer instead of
-  // reading the rest of the body, with a lingering close. Of a request that did not authenticate, at
-  // most `unauthenticatedLimitBytes` more are read.
+  // reading the rest of the body, with a lingering close. A request that did not authenticate has the
+  // rest of its body read only when it declared at most `unauthenticatedLimitBytes` (the connection
+  // then stays open for the next request); of a larger one nothing more is read.
   fastify.addHook('onSend', (request, reply, payload, done) => {
     if (!request.raw.complete) {
-      reply.header('Connection', 'close');
-      lingerOnClose(request.raw, (request as { user?: unknown }).user ? Infinity : unauthenticatedLimitBytes);
+      const stranger = !(request as { user?: unknown }).user;
+      const length = Number(request.headers['content-length']);
+      if (!(stranger && length <= unauthenticatedLimitBytes)) {
+        reply.header('Connection', 'close');
+        lingerOnClose(request.raw.socket);
+      }
     }
     done(null, payload);
   });
@@ -86,24 +90,15 @@ const LINGER_MS = 2_000;
  * A lingering close, as nginx's: once the answer is sent, Node would close the socket while the client
  * is still writing its body, and the client's next write would meet a reset (EPIPE or ECONNRESET),
  * often before it has read the answer. Instead the server half-closes (the answer, then end of stream),
- * discards what still arrives (at most `maxBytes`), and closes when the client ends its side or after `LINGER_MS`. Node's
+ * discards what still arrives, unparsed, and closes when the client ends its side or after `LINGER_MS`. Node's
  * HTTP server ends a `Connection: close` exchange through `socket.destroySoon()`.
  */
-function lingerOnClose(request: IncomingMessage, maxBytes: number): void {
-  request.socket.destroySoon = function lingering(this: Socket) {
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = function lingering(this: Socket) {
     this.end();
     const timer = setTimeout(() => this.destroy(), LINGER_MS);
     this.once('close', () => clearTimeout(timer));
     this.once('end', () => this.destroy());
-    if (Number.isFinite(maxBytes)) {
-      // The rest of the body still arrives through the request (Node discards it once the answer is sent):
-      // counted there, the connection ends as soon as more than `maxBytes` came.
-      let discarded = 0;
-      request.on('data', (chunk: Buffer) => {
-        discarded += chunk.length;
-        if (discarded > maxBytes) this.destroy();
-      });
-    }
     this.resume();
   };
 }
