@@ -243,6 +243,8 @@ TIMINGS+=("image size: $size_mb MB (base image $base_mb MB; budget $SIZE_BUDGET_
 log "image size: $size_mb MB (base image $base_mb MB), budget $SIZE_BUDGET_MB MB"
 ((size_mb <= SIZE_BUDGET_MB)) || fail "the image is $size_mb MB, over the budget of $SIZE_BUDGET_MB MB"
 [[ "$(docker image inspect --format '{{.Config.User}}' "$TAG")" == node ]] || fail "the image does not run as the user node"
+docker run --rm --network none "$TAG" sh -c 'test -f dist/src/main.js && test ! -e node_modules/jest && test ! -e node_modules/ts-jest' \
+  || fail "the runtime stage lacks dist/src/main.js or holds dev dependencies (jest)"
 
 # ---------------------------------------------------------------- helpers for the runs
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();})'; }
@@ -313,6 +315,10 @@ create_and_read() {
   cmp -s "$WORK/created.json" "$WORK/read.json" || fail "the read resource differs from the created one"
   status="$(curl -s -o "$WORK/by-key.json" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" "$base/$pk/resource/key=$key")"
   [[ "$status" == 200 && "$(json_get "$WORK/by-key.json" id)" == "$ID" ]] || fail "GET by key answered $status"
+  status="$(curl -s -o "$WORK/missing.json" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" \
+    "$base/$pk/resource/00000000-0000-4000-8000-000000000000")"
+  [[ "$status" == 404 && "$(json_get "$WORK/missing.json" errors.0.code)" == ResourceNotFound ]] \
+    || fail "GET of an unknown id answered $status, not a 404 ResourceNotFound envelope"
   log "created resource $ID and read it back by id and by key"
 }
 
