@@ -23,7 +23,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-CACHE_DIR="${CONTAINER_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/resource-api-container}"
+CACHE_DIR="${CONTAINER_TEST_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/resource-api-container}"
 DOCKERD_LOG="${DOCKERD_LOG:-/var/log/dockerd.log}"
 SIZE_BUDGET_MB="${CONTAINER_SIZE_BUDGET_MB:-500}"
 PG_HOST="${CONTAINER_PG_HOST:-127.0.0.1}"
@@ -121,9 +121,11 @@ STEP="engine: start"
 if ! docker info >/dev/null 2>&1; then
   is_root || fail "dockerd does not answer: start it as root ('dockerd >>$DOCKERD_LOG 2>&1 &'), then this script again"
   log "dockerd does not answer: starting it in the background (log: $DOCKERD_LOG; it is left running)"
+  t0="$(now)"
   setsid nohup dockerd >>"$DOCKERD_LOG" 2>&1 </dev/null &
   for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
   docker info >/dev/null 2>&1 || { tail -n 20 "$DOCKERD_LOG" >&2; fail "dockerd did not answer within 60 s (log: $DOCKERD_LOG)"; }
+  timing "engine start" "$t0"
 fi
 log "engine: $(docker version --format 'server {{.Server.Version}}, client {{.Client.Version}}')"
 
@@ -387,7 +389,7 @@ IMAGE_URL="$(json_get "$WORK/uploaded.json" images.0.url)"
   || fail "the uploaded image is not described as 640x480: $(cat "$WORK/uploaded.json")"
 [[ "$IMAGE_URL" == /"$PROJECT"/resource/images/* ]] || fail "the uploaded image has no URL: $(cat "$WORK/uploaded.json")"
 status="$(curl -s -o "$WORK/image.png" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" "$BASE$IMAGE_URL")"
-[[ "$status" == 200 ]] && cmp -s "$WORK/front.png" "$WORK/image.png" || fail "GET $IMAGE_URL answered $status, not the uploaded bytes"
+{ [[ "$status" == 200 ]] && cmp -s "$WORK/front.png" "$WORK/image.png"; } || fail "GET $IMAGE_URL answered $status, not the uploaded bytes"
 log "image uploaded and served at $IMAGE_URL"
 
 stop_gracefully "$C1"
@@ -403,7 +405,7 @@ status="$(curl -s -o "$WORK/again.json" -w '%{http_code}' -H "Authorization: Bea
 [[ "$status" == 200 ]] || fail "after the restart GET /$PROJECT/resource/$ID answered $status: the data did not persist"
 cmp -s "$WORK/uploaded.json" "$WORK/again.json" || fail "after the restart the resource differs from the one before"
 status="$(curl -s -o "$WORK/image-again.png" -w '%{http_code}' -H "Authorization: Bearer $TOKEN" "$BASE$IMAGE_URL")"
-[[ "$status" == 200 ]] && cmp -s "$WORK/front.png" "$WORK/image-again.png" || fail "after the restart GET $IMAGE_URL answered $status"
+{ [[ "$status" == 200 ]] && cmp -s "$WORK/front.png" "$WORK/image-again.png"; } || fail "after the restart GET $IMAGE_URL answered $status"
 log "the resource and its image persisted on the volume"
 stop_gracefully "$C2"
 
@@ -414,7 +416,9 @@ STEP="compose"
 COMPOSE_ENV=()
 if ! command -v docker-compose >/dev/null 2>&1 && is_root; then
   log "installing Debian's docker-compose"
+  t0="$(now)"
   apt_install docker-compose
+  timing "docker-compose install" "$t0"
 fi
 if command -v docker-compose >/dev/null 2>&1; then
   (cd "$ROOT" && docker-compose -f docker-compose.yml config) >"$WORK/compose.yml" 2>"$WORK/compose.err" \
