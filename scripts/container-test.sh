@@ -12,9 +12,9 @@
 #   embedded    : the image on the embedded database with a named volume on /app/data: Docker's health status
 #                 `healthy`, token, create, read, search, image upload, `docker stop` (exit 0, the shutdown log
 #                 lines, within the grace period), a new container on the same volume still has the data, non-root
-#   PostgreSQL  : the image against a fresh database on the host's PostgreSQL: healthy, token (the bootstrap client
-#                 of docker-compose.yml), create, read, graceful stop
 #   compose     : `docker-compose config` (Debian's docker-compose, installed when absent) validates docker-compose.yml
+#   PostgreSQL  : the image against a fresh database on the host's PostgreSQL: healthy, token (the bootstrap client
+#                 of docker-compose.yml), create, read, the operator CLI in the container, graceful stop
 #
 # Runs as root (CI does); needs curl, node, psql and PostgreSQL at $CONTAINER_PG_HOST:$CONTAINER_PG_PORT (default
 # 127.0.0.1:5432, user postgres, trust auth). Containers, volumes, the image tag and the database are removed at
