@@ -4,8 +4,8 @@
 #   docker run -p 8080:8080 -e DATABASE_URL=postgres://user:pass@host:5432/db resource-api
 # Without DATABASE_URL the container runs the embedded database (PGlite) in /app/data: mount a volume
 # there to keep the data, and run one container per volume (the directory is locked).
-# No Docker engine runs on the CI machines: scripts/docker-smoke.sh performs these same steps
-# (build stage, runtime stage, CMD, HEALTHCHECK) without Docker. Keep the two in step.
+# scripts/container-test.sh builds this file with a real Docker engine and runs the image on both databases
+# (CI runs it); it makes the base image locally when no registry is reachable.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
