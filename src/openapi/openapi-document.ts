@@ -6,19 +6,19 @@ import { ACTION_CLASSES } from '../resource/resource.dto.js';
 
 /*
  * The OpenAPI document, built from the controllers' and DTOs' decorators (request examples included),
- * then given what decorators cannot say: the servers, the security schemes, the tags in the spec's
+ * then given what decorators cannot say: the servers, the security schemes, the tags in the API description's
  * order, each operation's access in its description, and the update actions as a discriminated union.
  */
 
-/** Operation groups in the spec's order (resource, search, complex path, images, namespace actions), then the service's own. */
+/** Operation groups in the API description's order (resource, search, complex path, images, namespace actions), then the service's own. */
 const OPENAPI_TAGS: Array<[name: string, description: string]> = [
-  ['resource', 'Resources of a project: create, read, query (`where`, `sort`, `expand`), update with actions, delete (spec §4.1, §4.2, §4.3 sorted query).'],
-  ['search', 'Full-text search with a search expression, filters and facets (spec §4.3).'],
-  ['complex-path', 'The complex path with out-of-order body properties (spec §4.4).'],
-  ['images', 'Image upload of a resource (spec §4.5): 202 while attaching in the background, 200 once attached.'],
-  ['namespace-actions', 'Namespace-action endpoints (spec §4.6).'],
-  ['change-log', 'Messages of every change and the version history of resources (beyond the spec: its "Events: not shown").'],
-  ['oauth', 'OAuth 2 client credentials: token and introspection (spec §5).'],
+  ['resource', 'Resources of a project: create, read, query (`where`, `sort`, `expand`), update with actions, delete (docs/api-guide.md#create).'],
+  ['search', 'Full-text search with a search expression, filters and facets (docs/api-guide.md#search).'],
+  ['complex-path', 'The complex path with out-of-order body properties (docs/api-guide.md#complex-path).'],
+  ['images', 'Image upload of a resource (docs/api-guide.md#images): 202 while attaching in the background, 200 once attached.'],
+  ['namespace-actions', 'Namespace-action endpoints (docs/api-guide.md#namespace-actions).'],
+  ['change-log', 'Messages of every change and the version history of resources (beyond the original API description, which shows no events).'],
+  ['oauth', 'OAuth 2 client credentials: token and introspection (docs/authentication.md).'],
   ['api-clients', 'API clients of a project (id, secret shown once, scopes).'],
   ['health', 'Liveness and readiness, without a token.'],
 ];

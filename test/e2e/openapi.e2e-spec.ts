@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 /*
- * The OpenAPI document (CONTRACT.md §0, §10 "Addressing"): served at /openapi.json without a token,
+ * The OpenAPI document (docs/api-guide.md#api-documentation-and-health): served at /openapi.json without a token,
  * valid OpenAPI 3, templated public address, every implemented route documented with the status codes
- * the spec and the contract give it.
+ * the API description and docs/rules.md give it.
  */
 
 type Operation = { operationId?: string; responses?: Record<string, unknown>; parameters?: Array<Record<string, unknown>> };
@@ -90,7 +90,7 @@ describe('GET /openapi.json', () => {
     expect(init.text).toContain('"url": "http://localhost:8123"');
   });
 
-  it('groups the operations in the spec order, then the change log, OAuth, API clients and health', () => {
+  it('groups the operations in the API description order, then the change log, OAuth, API clients and health', () => {
     const tags = ((doc as unknown as { tags: Array<{ name: string; description?: string }> }).tags ?? []);
     expect(tags.map((tag) => tag.name)).toEqual(['resource', 'search', 'complex-path', 'images', 'namespace-actions', 'change-log', 'oauth', 'api-clients', 'health']);
     for (const tag of tags) expect(tag.description).toEqual(expect.any(String));
@@ -138,7 +138,7 @@ describe('GET /openapi.json', () => {
     expect(withDefault).toEqual([]);
   });
 
-  // Status codes the spec (part 4) and the contract (§2–§4, §10) give each implemented operation.
+  // Status codes the original API description and docs/rules.md give each implemented operation.
   const DOCUMENTED: Array<[method: string, path: string, statuses: string[]]> = [
     ['head', '/{projectKey}/resource', ['200', '400', '404']],
     ['get', '/{projectKey}/resource', ['200', '400']],
