@@ -30,8 +30,7 @@ COPY --from=build /app/dist ./dist
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 ENV PORT=8080
-# glibc allocator and V8 settings, as scripts/server-env.mjs gives `npm start` (README, "The embedded database"
-# and "Memory").
+# glibc allocator and V8 settings, as scripts/server-env.mjs gives `npm start` (docs/performance.md#memory).
 ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 NODE_OPTIONS=--max-semi-space-size=32
 EXPOSE 8080
 # No curl in slim images: node itself asks /health/ready (200 once the database answers).

@@ -1,4 +1,4 @@
-/** Jest in ESM mode (NestJS 12 is ESM-only); see ../shared/STACK.md. */
+/** Jest in ESM mode (NestJS 12 is ESM-only); why Jest 29 and not 30: the "Stack" table of README.md. */
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],

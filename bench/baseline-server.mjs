@@ -97,7 +97,7 @@ async function update(req, res, projectKey, id) {
   }
   if (!UUID.test(id)) return error(res, 404, 'ResourceNotFound', `The resource with ID '${id}' was not found.`);
   // The bench sends changeSomeProperty only; the last one wins, as in the service.
-  // Their messages as the service records them (CONTRACT.md §11): the old value from the row for the
+  // Their messages as the service records them (docs/change-log-and-subscriptions.md#change-log): the old value from the row for the
   // first, from the action before for the others.
   let someProperty;
   const messages = [];

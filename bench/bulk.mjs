@@ -1,4 +1,4 @@
-// Bulk benchmark: POST /{projectKey}/resource/import and GET /{projectKey}/resource/export (CONTRACT.md §13).
+// Bulk benchmark: POST /{projectKey}/resource/import and GET /{projectKey}/resource/export (docs/bulk-and-cli.md).
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/<your db> [SERVICE_DIST=dist] [BULK_BENCH_COUNT=200000] node bench/bulk.mjs
 //

@@ -1,6 +1,6 @@
 // What the bench sends and seeds; shared by run.mjs and seed-embedded.mjs.
 
-/** A valid ArrayTestType of about 1 KB (CONTRACT.md §1) as JSON text, with exact 64-bit integers. */
+/** A valid ArrayTestType of about 1 KB (docs/rules.md#addressing-and-input) as JSON text, with exact 64-bit integers. */
 function objectTypePropertyJson() {
   const value = {
     arrayOfIntExample: Array.from({ length: 24 }, (_, i) => (i - 12) * 7919),

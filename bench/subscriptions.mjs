@@ -1,4 +1,4 @@
-// Subscriptions benchmark: webhook delivery of the change log (CONTRACT.md §12, README "Subscriptions").
+// Subscriptions benchmark: webhook delivery of the change log (docs/change-log-and-subscriptions.md#subscriptions).
 //
 //   [DATABASE_URL=postgres://postgres@127.0.0.1:5432/<your db>] [SERVICE_DIST=dist] node bench/subscriptions.mjs
 //

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /*
- * Regenerates docs/swagger.png, the screenshot of the Swagger page shown in the README:
+ * Regenerates docs/swagger.png, the screenshot of the Swagger page shown in docs/api-guide.md:
  *   npm run build && node scripts/screenshot-docs.mjs
  * Starts the built service ($SERVICE_DIST, default dist) on a free port with a fresh embedded database
  * (or DATABASE_URL when set) and a demo API client, opens /docs in Debian's chromium (/usr/bin/chromium,

@@ -6,8 +6,7 @@
  * glibc's allocator: each scrypt hash (a client secret checked at `/oauth/token`) takes 16 MB in a thread of
  * libuv's pool. With glibc's defaults that memory stays in one arena per thread after the hash: the embedded
  * server's resident memory rose from about 300 MB to 360–380 MB with eight token requests. With at most two
- * arenas and large blocks always returned to the system, it stays at 265–280 MB (README, "The embedded
- * database").
+ * arenas and large blocks always returned to the system, it stays at 265–280 MB (docs/performance.md#memory).
  *
  * V8's young generation (`--max-semi-space-size`, MB; V8's default on 64-bit is 16): a request's objects die
  * young, and every scavenge of the young generation costs the event loop. With 32 a create cost the server

@@ -4,7 +4,7 @@
 # `npm test`, or is told exactly what to run.
 #
 #   programs : Debian's chromium (test/e2e/docs-browser.e2e-spec.ts: never a downloaded browser, never
-#              skipped), curl (the README walk-through); with DATABASE_URL also PostgreSQL 15's server
+#              skipped), curl (the documentation walk-through); with DATABASE_URL also PostgreSQL 15's server
 #              binaries and pg_basebackup (test/e2e/faults.e2e-spec.ts runs a throwaway cluster of its own,
 #              test/e2e/read-replicas.e2e-spec.ts a primary and a streaming replica of it)
 #   services : PostgreSQL at DATABASE_URL's host and port when DATABASE_URL is set; RabbitMQ and NATS (always:

@@ -25,7 +25,7 @@ export function createHttpAdapter(config: AppConfig, logger?: Logger): FastifyAd
     routerOptions: { maxParamLength: 1024 },
     exposeHeadRoutes: false,
     return503OnClosing: true,
-    // Errors Fastify raises before routing (a malformed URL) answer the contract's envelope too.
+    // Errors Fastify raises before routing (a malformed URL) answer the error envelope too.
     frameworkErrors: answerBeforeRouting((reply) => sendErrorEnvelope(reply, DomainError.invalidInput('The request URL is malformed.'))),
     ...httpServerOptions(config.http),
     // `request.ip`: the client as the trusted proxies name it (the token endpoints limit by it).

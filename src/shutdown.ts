@@ -9,7 +9,7 @@ const CLEANUP_GRACE_MS = 3_000;
 const IDLE_SWEEP_MS = 100;
 
 /**
- * Graceful stop on SIGTERM and SIGINT (README "Stopping the server"). `app.close()` runs Nest's sequence:
+ * Graceful stop on SIGTERM and SIGINT (docs/operations.md#shutdown). `app.close()` runs Nest's sequence:
  * new requests on open connections answer 503 (`return503OnClosing`), the images worker finishes its
  * job, the listening socket closes (new connections are refused) and idle keep-alive connections with
  * it, the in-flight requests finish, then the pool closes and the embedded database stops (releasing

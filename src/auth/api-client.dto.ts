@@ -6,7 +6,7 @@ const NAME = /^[^\u0000-\u001f]{1,256}$/;
 const SCOPE = /^[\w:\- ]{1,2048}$/;
 const CUSTOMER_ID = /^[A-Za-z0-9_.@-]{1,256}$/;
 
-/** Body of POST /{projectKey}/api-clients (CONTRACT.md §10); the scopes must be the project's (checked by the service). */
+/** Body of POST /{projectKey}/api-clients (docs/authentication.md#api-clients); the scopes must be the project's (checked by the service). */
 export class ApiClientDraftDto {
   @Required()
   @MatchesRule(NAME, 'must be 1 to 256 printable characters')

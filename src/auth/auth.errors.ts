@@ -2,7 +2,7 @@ import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 
 /**
- * Every error of the auth module (RFC 6749 §5.2, RFC 6750 §3): the error envelope plus OAuth's
+ * Every error of the auth module (RFC 6749, section 5.2, RFC 6750, section 3): the error envelope plus OAuth's
  * `error` and `error_description`, and the `WWW-Authenticate` challenge where one is due. The global
  * filter renders them like any other DomainError.
  */
@@ -40,7 +40,7 @@ export function rateLimited(waitSeconds: number): DomainError {
 
 export type OAuthCode = ErrorCode.InvalidClient | ErrorCode.InvalidRequest | ErrorCode.InvalidScope | ErrorCode.UnsupportedGrantType;
 
-/** An RFC 6749 §5.2 error of the token and introspection endpoints; `basic`: challenge for HTTP Basic. */
+/** An RFC 6749, section 5.2 error of the token and introspection endpoints; `basic`: challenge for HTTP Basic. */
 export function oauthError(code: OAuthCode, description: string, basic = false): DomainError {
   return Object.assign(DomainError.of(code, description), {
     extra: { error: code, error_description: description },

@@ -63,7 +63,7 @@ function OAuthErrors(bad: string): MethodDecorator {
   );
 }
 
-/** OAuth 2.0 client credentials (RFC 6749 §4.4), introspection (RFC 7662) and the signing keys. */
+/** OAuth 2.0 client credentials (RFC 6749, section 4.4), introspection (RFC 7662) and the signing keys. */
 @ApiTags('oauth')
 @ApiErrors()
 @Controller()

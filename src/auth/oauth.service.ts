@@ -140,7 +140,7 @@ export class OAuthService {
 }
 
 /**
- * The request's parameters: each given once (RFC 6749 §3.2; the form parser keeps a repeated one as an
+ * The request's parameters: each given once (RFC 6749, section 3.2; the form parser keeps a repeated one as an
  * array of its values), as a string without NUL characters.
  */
 function asForm(body: unknown): Record<string, string | undefined> {
@@ -183,7 +183,7 @@ function readCredentials(authorization: string | undefined, form: Record<string,
 }
 
 /**
- * Basic credentials read form-urlencoded (RFC 6749 §2.3.1) when they hold a percent escape (`%XX`)
+ * Basic credentials read form-urlencoded (RFC 6749, section 2.3.1) when they hold a percent escape (`%XX`)
  * and decode as a whole; read raw otherwise. One reading, so one scrypt: a raw secret rarely holds a
  * valid escape, while an encoded one has one for every character beyond letters, digits and `-._*`.
  * (A `+` alone stays a `+`: raw base64 secrets have many; a space must then be sent as `%20`.)

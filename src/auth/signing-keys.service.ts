@@ -16,7 +16,7 @@ export interface SigningKey {
  * database, so every replica and every restart signs and verifies with the same keys. Replicas
  * starting together may each insert one: all of them sign with the oldest, and all verify with any.
  *
- * At rest (CONTRACT.md §14 context, issue 23): with SIGNING_KEY_ENCRYPTION_KEY the stored private keys
+ * At rest (docs/authentication.md#signing-keys-at-rest): with SIGNING_KEY_ENCRYPTION_KEY the stored private keys
  * are AES-256-GCM ciphertext (key-encryption.ts). At start-up every row not encrypted with the first
  * listed key (plaintext PEM from before, or an older key while rotating) is rewritten under it; rows
  * stay readable whatever their form as long as their key is listed.

@@ -1,6 +1,6 @@
 import { configSection } from '../config/env-reader.js';
 
-/** The change log (CONTRACT.md §11): how long messages and versions are kept, and how often the expired ones are deleted. */
+/** The change log (docs/change-log-and-subscriptions.md#change-log): how long messages and versions are kept, and how often the expired ones are deleted. */
 export interface ChangeLogConfig {
   /** MESSAGES_RETENTION_DAYS: a message is deleted this many days after it was written. */
   messagesRetentionDays: number;

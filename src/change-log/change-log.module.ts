@@ -9,7 +9,7 @@ import { VersionsRepository } from './versions.repository.js';
 import { VersionsService } from './versions.service.js';
 
 /**
- * The read side of the change log (CONTRACT.md §11): messages, the version history of resources, and the
+ * The read side of the change log (docs/change-log-and-subscriptions.md#change-log): messages, the version history of resources, and the
  * retention job. The rows are written by the writes themselves (resource and images repositories), in
  * the writing transaction.
  */

@@ -14,7 +14,7 @@ import { MessagesService } from './messages.service.js';
 export const BAD_MESSAGE_WHERE =
   'Malformed parameter: where: expected a field (id, sequenceNumber, resourceVersion, type, createdAt, resource, resourceUserProvidedIdentifiers) but found unknown field "colour" (line 1, column 1)';
 
-/** GET /{projectKey}/messages and /messages/{id}: the change log's messages (CONTRACT.md §11). */
+/** GET /{projectKey}/messages and /messages/{id}: the change log's messages (docs/change-log-and-subscriptions.md#change-log). */
 @ApiTags('change-log')
 @ApiProjectKeyParam()
 @Controller(':projectKey/messages')

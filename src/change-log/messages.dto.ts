@@ -6,7 +6,7 @@ import type { SortItem } from '../query-language/sort-expand.js';
 import { ImageDto, ModifierDto, ObjectTestTypeDto } from '../resource/resource.dto.js';
 
 /*
- * GET /{projectKey}/messages and /messages/{id} (CONTRACT.md §11): the query parameters (the predicate
+ * GET /{projectKey}/messages and /messages/{id} (docs/change-log-and-subscriptions.md#change-log): the query parameters (the predicate
  * query's, over the message catalogue) and the message as the OpenAPI document shows it.
  */
 
@@ -16,7 +16,7 @@ export const MESSAGE_DEFAULT_SORT: readonly SortItem[] = [
   { field: 'sequenceNumber', direction: 'asc' },
 ];
 
-/** The message types, in the order of the contract's table. */
+/** The message types, in the order of the documented table (docs/change-log-and-subscriptions.md#change-log). */
 export const MESSAGE_TYPES = [
   'ResourceCreated',
   'ObjectTypePropertySet',

@@ -7,7 +7,7 @@ import type { Variables } from '../query-language/where-sql.js';
 import { MESSAGE_DEFAULT_SORT, MessageQueryDto } from './messages.dto.js';
 import { MessagesRepository } from './messages.repository.js';
 
-/** The messages of the change log (CONTRACT.md §11), read as JSON text built by the database. */
+/** The messages of the change log (docs/change-log-and-subscriptions.md#change-log), read as JSON text built by the database. */
 @Injectable()
 export class MessagesService {
   constructor(

@@ -1,5 +1,5 @@
 /**
- * The change log is written by the very statement that writes the resource (CONTRACT.md §11): these CTEs
+ * The change log is written by the very statement that writes the resource (docs/change-log-and-subscriptions.md#change-log): these CTEs
  * follow the write's own, so a change is never visible without its messages and a rolled-back or refused
  * write leaves none. Tables: migration 1763700000010.
  *

@@ -14,7 +14,7 @@ const TABLES = {
 } as const;
 
 /**
- * The subscriptions' stream positions (`subscription_progress`, CONTRACT.md §12) of resources that have
+ * The subscriptions' stream positions (`subscription_progress`, docs/change-log-and-subscriptions.md#subscriptions) of resources that have
  * no message left, deleted in the transaction of the batch that deleted their last ones: the
  * position only says which of a resource's messages were queued, so with none left it says nothing. A
  * message written later has a higher sequence number and, with no position, is queued as the first of a
@@ -28,7 +28,7 @@ const PRUNE_PROGRESS = `
 export type RetainedKind = keyof typeof TABLES;
 
 /**
- * The statements of the change log's retention (CONTRACT.md §11). The oldest rows are found through the
+ * The statements of the change log's retention (docs/change-log-and-subscriptions.md#change-log). The oldest rows are found through the
  * BRIN index on their timestamp and deleted by `ctid` (a TID scan: no second index lookup); rows of the
  * change log are never updated, so a row's `ctid` is stable within the transaction.
  */

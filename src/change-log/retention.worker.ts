@@ -5,7 +5,7 @@ import { RETENTION_BATCH, RetentionRepository, type RetainedKind } from './reten
 
 /**
  * Deletes the messages older than MESSAGES_RETENTION_DAYS and the versions older than
- * HISTORY_RETENTION_DAYS (CONTRACT.md §11). Every server process runs one, every
+ * HISTORY_RETENTION_DAYS (docs/change-log-and-subscriptions.md#change-log). Every server process runs one, every
  * CHANGE_LOG_RETENTION_INTERVAL_SECONDS; a round deletes in batches of at most RETENTION_BATCH rows, each
  * its own short transaction under an advisory lock (one replica at a time; the others skip the round),
  * and goes on while a batch was full. Shaped like the images worker: stops between batches on shutdown,

@@ -15,7 +15,7 @@ import { VersionsService } from './versions.service.js';
 const VERSION_PATTERN = /^[0-9]{1,10}$/;
 
 /**
- * GET /{projectKey}/resource/{id}/versions[/{version}] (CONTRACT.md §11). Two segments under /resource
+ * GET /{projectKey}/resource/{id}/versions[/{version}] (docs/change-log-and-subscriptions.md#change-log). Two segments under /resource
  * that no other route has; `{id}` matches UUIDs only and `{version}` digits only (`@ParamPatterns`).
  */
 @ApiTags('change-log')

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ModifierDto } from '../resource/resource.dto.js';
 import { MESSAGE_TYPES } from './messages.dto.js';
 
-/** One version of a resource's history (CONTRACT.md §11): who wrote it, when, and what the write did. */
+/** One version of a resource's history (docs/change-log-and-subscriptions.md#change-log): who wrote it, when, and what the write did. */
 export class ResourceVersionDto {
   @ApiProperty({ type: 'integer', minimum: 1, example: 2 }) version: number;
   @ApiProperty({ format: 'date-time', description: 'When the write that produced this version happened.' }) modifiedAt: string;

@@ -9,7 +9,7 @@ import { VersionsRepository } from './versions.repository.js';
 const MAX_VERSION = 2_147_483_647;
 
 /**
- * The version history of a resource (CONTRACT.md §11). It outlives the resource: after a delete both
+ * The version history of a resource (docs/change-log-and-subscriptions.md#change-log). It outlives the resource: after a delete both
  * reads still answer. Ids reach this service as UUIDs and versions as digits (`@ParamPatterns`).
  */
 @Injectable()

@@ -1,5 +1,5 @@
 /**
- * Content negotiation on `Accept` (RFC 9110 §12.5.1): media ranges with q-values. A media type's
+ * Content negotiation on `Accept` (RFC 9110, section 12.5.1): media ranges with q-values. A media type's
  * quality is that of the most specific range matching it (`type/subtype` over `type/*` over `*\/*`);
  * parameters other than `q` are ignored.
  */

@@ -17,13 +17,13 @@ import {
 } from './validation/decorators.js';
 
 /*
- * The spec's ArrayTestType (part 2), the `objectTypeProperty` of every resource and the body the
+ * The API description's ArrayTestType, the `objectTypeProperty` of every resource and the body the
  * complex path echoes, and the containment pattern of a resource (`objectParameter`, `unionParameter`,
  * a namespace action's `Test-Header`). Each input rule is stated once, in `ArrayField`, for the full
  * type and its pattern alike; the same classes write the OpenAPI schemas.
  */
 
-/** Size limits of one ArrayTestType (documented in the README and the OpenAPI document). */
+/** Size limits of one ArrayTestType (documented in docs/rules.md#limits and the OpenAPI document). */
 export const MAX_ARRAY_LENGTH = 10_000;
 export const MAX_STRING_LENGTH = 10_000;
 const MAX_VERSION = 2_147_483_647;

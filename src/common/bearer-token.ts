@@ -1,5 +1,5 @@
 /**
- * The bearer token of an `Authorization` header (RFC 6750 §2.1: `Bearer <b64token>`), read the same way
+ * The bearer token of an `Authorization` header (RFC 6750, section 2.1: `Bearer <b64token>`), read the same way
  * by the API's authentication and by `/metrics`.
  */
 

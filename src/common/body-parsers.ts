@@ -105,7 +105,7 @@ function lingerOnClose(socket: Socket): void {
 
 /**
  * A form body as a map of its parameters. A name given more than once keeps every value, as an array,
- * rather than the last one only: the OAuth endpoints refuse a repeated parameter (RFC 6749 §3.2).
+ * rather than the last one only: the OAuth endpoints refuse a repeated parameter (RFC 6749, section 3.2).
  */
 export function parseForm(text: string): Record<string, string | string[]> {
   const form = new Map<string, string | string[]>();

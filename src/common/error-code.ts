@@ -1,5 +1,5 @@
 /**
- * Every error code the service answers with (CONTRACT.md §9) and its HTTP status. The table is a
+ * Every error code the service answers with (docs/rules.md#errors) and its HTTP status. The table is a
  * `Record<ErrorCode, number>`: adding a code without a status does not compile.
  */
 export enum ErrorCode {

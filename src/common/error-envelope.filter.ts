@@ -19,8 +19,8 @@ for (const [code, status] of Object.entries(ERROR_STATUS) as [ErrorCode, number]
 const UNAVAILABLE_LOG_INTERVAL_MS = 10_000;
 
 /**
- * Renders every error as the contract's envelope `{statusCode, message, errors: [{code, message, …}]}`
- * (CONTRACT.md §9). Unknown errors become a logged 500 with a generic message: no stack trace, SQL
+ * Renders every error as the error envelope `{statusCode, message, errors: [{code, message, …}]}`
+ * (docs/rules.md#errors). Unknown errors become a logged 500 with a generic message: no stack trace, SQL
  * text or driver message ever reaches a client.
  */
 @Catch()
@@ -94,7 +94,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
   }
 }
 
-/** Sends `error` as the contract's envelope (the filter, and Fastify's own framework errors). */
+/** Sends `error` as the error envelope (the filter, and Fastify's own framework errors). */
 export function sendErrorEnvelope(response: FastifyReply, error: DomainError): void {
   if (response.sent) return;
   const body: Record<string, unknown> = {

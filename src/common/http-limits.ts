@@ -5,7 +5,7 @@ import { DomainError } from './domain-error.js';
 import { ErrorCode } from './error-code.js';
 
 /**
- * The HTTP server's own limits against slow and oversized requests (README "Limits"): options of the
+ * The HTTP server's own limits against slow and oversized requests (docs/rules.md#limits): options of the
  * Node server Fastify creates, and the answers to what the server refuses before any route runs.
  */
 
@@ -59,7 +59,7 @@ export function exemptFromRequestTimeout(socket: Duplex): void {
 
 /**
  * What the Node server refuses before a request reaches Fastify (a timeout, headers too large, bytes
- * that are not HTTP) answers the contract's envelope too, then the connection closes. Nothing is
+ * that are not HTTP) answers the error envelope too, then the connection closes. Nothing is
  * written when the connection is gone or an answer to this request has begun.
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {

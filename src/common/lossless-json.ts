@@ -1,7 +1,7 @@
 import { parse as losslessParse, stringify as losslessStringify } from 'lossless-json';
 
 /**
- * JSON that keeps 64-bit integers exact (CONTRACT.md §1). `JSON.parse` rounds integers beyond 2^53,
+ * JSON that keeps 64-bit integers exact (docs/rules.md#addressing-and-input). `JSON.parse` rounds integers beyond 2^53,
  * so text with a long digit run takes a lossless path where such integers become `bigint`; the
  * common case stays on the native parser (a regex test costs about 0.5 µs).
  */

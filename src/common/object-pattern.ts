@@ -12,7 +12,7 @@ export interface ObjectPattern {
   objectTypeProperty?: string;
 }
 
-/** Validates `value` (errors under `path`) and returns the pattern; throws the contract's 400 otherwise. */
+/** Validates `value` (errors under `path`) and returns the pattern; throws the 400 of the error envelope otherwise. */
 export function toObjectPattern(value: unknown, path: string): ObjectPattern {
   const dto = validateBody(ObjectTestTypePatternDto, value, path);
   return {

@@ -15,7 +15,7 @@ export function assertProjectKey(value: string): string {
 }
 
 /**
- * The `projectKey` path parameter. Its format (2–36 characters of `[a-z0-9-]`, CONTRACT.md §0) is
- * checked once, by the auth module's `ScopeGuard`, after authentication and before the scope (CONTRACT.md §10).
+ * The `projectKey` path parameter. Its format (2–36 characters of `[a-z0-9-]`, docs/rules.md#addressing-and-input) is
+ * checked once, by the auth module's `ScopeGuard`, after authentication and before the scope (docs/rules.md#addressing-and-input).
  */
 export const ProjectKey = (): ParameterDecorator => Param('projectKey');

@@ -11,7 +11,7 @@ const BODY = {
 };
 
 describe('buildEcho', () => {
-  it('lists the path, the query and the body strings in the contract\'s order', () => {
+  it('lists the path, the query and the body strings in the documented order', () => {
     const echo = buildEcho({ uriParameterOne: 'one', uriParameterTwo: 'two', queryParameterOne: '1.5', queryParameterTwo: 'q', body: BODY, revision: 3, count: 2 });
     expect(echo).toEqual({
       arrayOfIntExample: [],

@@ -3,11 +3,11 @@ import { ErrorCode } from '../common/error-code.js';
 import { MAX_KEY_LENGTH } from './complex-path.dto.js';
 
 /*
- * The complex-path answer (CONTRACT.md §10 "Complex path"): an ArrayTestType echoing how the request
+ * The complex-path answer (docs/api-guide.md#complex-path): an ArrayTestType echoing how the request
  * was decoded, as JSON or form-encoded. Pure functions.
  */
 
-/** The body's string fields in the order of the spec's table. */
+/** The body's string fields in the order of the API description's table. */
 export const ECHOED_BODY_FIELDS = [
   'id',
   'version',

@@ -4,7 +4,7 @@ import { IsObject, isISO8601, ValidateNested } from 'class-validator';
 import { BoundedString, Optional, QueryNumber, QueryString, Required, rule } from '../common/validation/decorators.js';
 
 /*
- * The complex-path POST (spec §4.4, CONTRACT.md §8, §10 "Complex path"): its body
+ * The complex-path POST (docs/api-guide.md#complex-path): its body
  * OutOfOrderPropertiesTestType, every field required and typed, unknown members refused, and its
  * query parameters. These classes are the one statement of those rules (validated by the global pipe)
  * and of their OpenAPI schemas.
@@ -40,7 +40,7 @@ export class PersonNameDto {
   lastName: string;
 }
 
-/** Every field required; the field names are the spec's, `eigthProperty` and `eleventhPropery` included. */
+/** Every field required; the field names are the API description's, `eigthProperty` and `eleventhPropery` included. */
 export class OutOfOrderPropertiesTestTypeDto {
   @ApiProperty({ maxLength: MAX_KEY_LENGTH, description: 'Identifies the record under the two path parameters.', example: 'record-1' })
   @Required()

@@ -15,7 +15,7 @@ const JSON_TYPE = 'application/json';
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
 /**
- * The complex-path POST (CONTRACT.md §8, §10 "Complex path"): stores the body as a record under
+ * The complex-path POST (docs/api-guide.md#complex-path): stores the body as a record under
  * (projectKey, uriParameterOne, uriParameterTwo, id) and answers the echo of the request: 201 when the
  * record is new, 200 when it replaced one, 203 form-encoded when `Accept` prefers that.
  */

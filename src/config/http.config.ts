@@ -17,7 +17,7 @@ export interface HttpConfig {
   requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: number;
-  /** Host check (CONTRACT.md §0): all three set → `Host` must be `api.<region>.<provider>.<domain>`. */
+  /** Host check (docs/rules.md#addressing-and-input): all three set → `Host` must be `api.<region>.<provider>.<domain>`. */
   apiDomain?: string;
   apiRegions: string[];
   apiCloudProviders: string[];

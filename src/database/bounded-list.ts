@@ -2,7 +2,7 @@ import { DomainError } from '../common/domain-error.js';
 
 /**
  * SQL of a list answer's items joined into one JSON array text that is never built past `max` bytes
- * (CONTRACT.md §14, `HTTP_MAX_RESPONSE_BYTES`). `rows` is a query with the columns `j` (one item's JSON
+ * (docs/rules.md#limits, `HTTP_MAX_RESPONSE_BYTES`). `rows` is a query with the columns `j` (one item's JSON
  * text) and `n` (its position). A running sum of the items' sizes marks those past the bound; only the
  * others are aggregated, so neither PostgreSQL nor this process ever holds more than `max` bytes of the
  * page. Answers `count` (the items of the page) and `results`: `[…]`, or NULL when the page is larger

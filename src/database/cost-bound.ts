@@ -4,7 +4,7 @@ import { ErrorCode } from '../common/error-code.js';
 import type { Queryable, Statement } from './database.js';
 
 /**
- * The embedded database's bound on one list read (CONTRACT.md §14, `DATABASE_EMBEDDED_MAX_QUERY_COST`).
+ * The embedded database's bound on one list read (docs/rules.md#fair-use, `DATABASE_EMBEDDED_MAX_QUERY_COST`).
  *
  * PGlite runs PostgreSQL on the server's main thread and cancels no statement, so the statement timeout
  * that bounds a request on PostgreSQL does nothing there: one `where` no index narrows, over a large

@@ -19,7 +19,7 @@ export interface DatabaseConfig {
 
 /**
  * About 0.5–2 s of PGlite's work: a `where` no index narrows over some 300,000 resources (measured: see
- * "The embedded database" in the README). PostgreSQL bounds a statement by its timeout instead, and
+ * docs/getting-started.md#the-embedded-database). PostgreSQL bounds a statement by its timeout instead, and
  * ignores this setting.
  */
 const DEFAULT_EMBEDDED_MAX_QUERY_COST = 50_000;

@@ -30,7 +30,7 @@ export interface Queryable {
  * multiplexes every connection onto one session, where named statements would collide, so there
  * statements stay unnamed.
  *
- * Fair use between projects (CONTRACT.md §14): a statement that names its project (the repositories'
+ * Fair use between projects (docs/rules.md#fair-use): a statement that names its project (the repositories'
  * methods a request calls pass the project key they work on) waits for one of that project's
  * `projectConcurrency` turns, so one project's slow statements cannot hold the whole pool; after
  * PROJECT_WAIT_MS of waiting the request answers 503 with Retry-After. Statements of workers and start-up
@@ -50,7 +50,7 @@ export class Database implements Queryable {
     private readonly prepared: boolean,
     /** The streaming replicas of DATABASE_REPLICA_URLS, when there are any. */
     readonly replicas?: ReadReplicas,
-    /** Statements one project may run at once on this pool during its requests (CONTRACT.md §14). */
+    /** Statements one project may run at once on this pool during its requests (docs/rules.md#fair-use). */
     projectConcurrency?: number,
     /** The embedded database's bound on a list read's estimated cost (cost-bound.ts); undefined: none. */
     maxReadCost?: number,

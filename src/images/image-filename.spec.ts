@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { filenameBase, randomSuffix, storedFilename } from './image-filename.js';
 
-/** Stored filenames: `<base>-<6 random chars>.<ext>`, only [A-Za-z0-9._-] (CONTRACT.md §10). */
+/** Stored filenames: `<base>-<6 random chars>.<ext>`, only [A-Za-z0-9._-] (docs/rules.md#images). */
 
 describe('filenameBase', () => {
   it.each<[string | undefined, string]>([

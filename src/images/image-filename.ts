@@ -13,7 +13,7 @@ export function randomSuffix(): string {
 }
 
 /**
- * The stored filename (CONTRACT.md §10): `<base>-<6 random chars>.<ext>`. The base is the requested
+ * The stored filename (docs/rules.md#images): `<base>-<6 random chars>.<ext>`. The base is the requested
  * name without its directory and extension, keeping only `[A-Za-z0-9._-]`, without leading dots and
  * at most 100 characters; `image` when nothing is left. The extension is the one of the image's type
  * (its real format, whatever the requested name said).

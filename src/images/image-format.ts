@@ -1,7 +1,7 @@
 import { imageSize } from 'image-size';
 
 /**
- * The three accepted image formats (spec §4.5, CONTRACT.md §6): their media type, the signature their
+ * The three accepted image formats (docs/rules.md#images): their media type, the signature their
  * bytes start with, and the extension of the stored filename. Pure functions, unit-tested beside.
  */
 export const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'] as const;

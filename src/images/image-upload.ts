@@ -49,7 +49,7 @@ export function unsupportedType(type: string | undefined): DomainError {
  * request stream whatever its type (src/common/body-parsers.ts). It is the raw image, or a
  * multipart/form-data body with one file part, parsed here with busboy (what @fastify/multipart runs
  * on; the plugin itself would add hooks to every route of the server). The service checks the
- * declared type and length first and reads the bytes last (CONTRACT.md §10); reading stops as soon as
+ * declared type and length first and reads the bytes last (docs/rules.md#images); reading stops as soon as
  * the limit is passed.
  */
 export class ImageUpload {

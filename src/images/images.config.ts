@@ -1,8 +1,8 @@
 import { configSection } from '../config/env-reader.js';
 
-/** Image upload and serving (CONTRACT.md §6, §10 "Images"). */
+/** Image upload and serving (docs/rules.md#images). */
 export interface ImagesConfig {
-  /** Largest accepted image: 10 MB = 10,485,760 bytes, fixed by the contract. */
+  /** Largest accepted image: 10 MB = 10,485,760 bytes, a fixed limit (docs/rules.md#limits). */
   maxBytes: number;
   /** Uploads whose bodies are read and stored at the same time; the rest wait (bounds memory). */
   uploadConcurrency: number;

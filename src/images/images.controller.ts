@@ -32,7 +32,7 @@ const UPLOAD_DESCRIPTION = [
   'a background worker attaches the image (the version changes then) and the job survives a restart.',
 ].join('');
 
-/** POST /{projectKey}/resource/images and GET /{projectKey}/resource/images/{imageId} (spec §4.5). */
+/** POST /{projectKey}/resource/images and GET /{projectKey}/resource/images/{imageId} (docs/api-guide.md#images). */
 @ApiTags('images')
 @ApiProjectKeyParam()
 @ApiExtraModels(ObjectTestTypeDto, StringTestTypeDto)

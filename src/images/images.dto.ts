@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, MaxLength } from 'class-validator';
 import { Optional, QueryBoolean, QueryString, WholeNumber } from '../common/validation/decorators.js';
 
-/** The query of POST /{projectKey}/resource/images (spec §4.5); unknown parameters are ignored. */
+/** The query of POST /{projectKey}/resource/images (docs/api-guide.md#images); unknown parameters are ignored. */
 export class UploadImageQueryDto {
   @ApiProperty({ description: 'Key of the resource the image is attached to (404 when no resource has it).' })
   @IsDefined()

@@ -6,7 +6,7 @@ import { ImagesRepository } from './images.repository.js';
 import { ImagesService } from './images.service.js';
 import { ImagesWorker } from './images.worker.js';
 
-/** Image upload, storage, background attach and serving (CONTRACT.md §6). */
+/** Image upload, storage, background attach and serving (docs/rules.md#images). */
 @Module({
   controllers: [ImagesController],
   providers: [ImagesRepository, ImagesService, ImagesWorker, { provide: IMAGE_STORE, useClass: DatabaseImageStore }],

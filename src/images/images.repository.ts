@@ -37,7 +37,7 @@ export interface ClaimedJob {
 
 /**
  * Appends an image to a resource: a new version, lastModifiedAt/By, and its `ImageAdded` message with the
- * version's record (CONTRACT.md §11). One statement that reads and writes the row under its lock, so a
+ * version's record (docs/change-log-and-subscriptions.md#change-log). One statement that reads and writes the row under its lock, so a
  * concurrent write is never lost and no version check can fail; an image already listed is not added
  * twice. Answers `json`, the resource after the attach, when it attached.
  */

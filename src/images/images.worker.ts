@@ -11,7 +11,7 @@ const ROUND_LIMIT = 50;
 const RECLAIM_LIMIT = 100;
 
 /**
- * Attaches the images accepted with 202 (CONTRACT.md §6). Every server process runs one; they share
+ * Attaches the images accepted with 202 (docs/rules.md#images). Every server process runs one; they share
  * the `image_job` table: each job is claimed with `FOR UPDATE SKIP LOCKED` in a transaction that
  * attaches the image and deletes the job, so two workers never attach one job twice and a crash
  * leaves the job for the next round (also after a restart). A failed attempt is retried later with

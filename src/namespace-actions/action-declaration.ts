@@ -1,9 +1,9 @@
 /**
- * What an operator declares for a namespace-action endpoint (CONTRACT.md §8, §10 "Namespace actions"):
+ * What an operator declares for a namespace-action endpoint (docs/rules.md#namespace-actions):
  * the endpoint (method and path), the projects it applies to, and the handler that answers it.
  */
 
-/** The namespace-action endpoints of spec §4.6: the only method and path pairs an action can answer. */
+/** The namespace-action endpoints (docs/api-guide.md#namespace-actions): the only method and path pairs an action can answer. */
 export const ACTION_ENDPOINTS = [
   { method: 'POST', path: 'namespace-action' },
   { method: 'GET', path: 'namespace-action' },

@@ -4,7 +4,7 @@ import { parseJson } from '../common/lossless-json.js';
 import { toObjectPattern } from '../common/object-pattern.js';
 import { accepts } from '../common/accept-header.js';
 
-/** Spec §4.6: `Path-Header` begins with a slash. */
+/** `Path-Header` begins with a slash (docs/rules.md#namespace-actions). */
 export const PATH_HEADER_PATTERN = /^\/.*$/;
 
 /**
@@ -21,7 +21,7 @@ export interface ActionHeaders {
 }
 
 /**
- * The request headers of `namespace-action-with-headers` (CONTRACT.md §10): an `Accept` that
+ * The request headers of `namespace-action-with-headers` (docs/rules.md#namespace-actions): an `Accept` that
  * excludes application/json → 406, checked first (absent → application/json); then every header
  * problem at once (400): `Test-Header` and `Path-Header` required, `Path-Header` matching `^/.*$`
  * without `..`, `;`, `%2e`, `%2f`, `%5c` or a backslash (InvalidField),

@@ -2,7 +2,7 @@ import { configSection } from '../config/env-reader.js';
 import type { ActionDeclaration } from './action-declaration.js';
 import { ActionsFileError, loadActionsFile, MAX_TIMEOUT_MS } from './actions-file.js';
 
-/** Namespace actions (CONTRACT.md §8): the operator's declarations, validated at start-up. */
+/** Namespace actions (docs/rules.md#namespace-actions): the operator's declarations, validated at start-up. */
 export interface ActionsConfig {
   /** ACTIONS_FILE (JSON or YAML); absent → the built-in defaults only. */
   file?: string;

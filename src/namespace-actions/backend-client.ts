@@ -29,7 +29,7 @@ export const MAX_BACKEND_ANSWER_BYTES = 10 * 1_048_576;
 class AnswerTooLarge extends Error {}
 
 /**
- * Calls the backend of a `forward` handler (CONTRACT.md §8). The backend's 2xx and 4xx answers are
+ * Calls the backend of a `forward` handler (docs/rules.md#namespace-actions). The backend's 2xx and 4xx answers are
  * relayed (status, JSON body, headers other than hop-by-hop and security-relevant ones; 204 and 205
  * become 200 `null`); a 5xx, a redirect, an answer that is not JSON, or a backend that cannot be
  * reached → 502 BadGateway; no complete answer within the timeout → 504 GatewayTimeout. Messages

@@ -1,6 +1,6 @@
 /**
- * The declarations every project has unless ACTIONS_FILE declares the endpoint for it (CONTRACT.md
- * §10 "Namespace actions"): the spec's examples. A TypeScript module, not a .json file, so that it is
+ * The declarations every project has unless ACTIONS_FILE declares the endpoint for it (docs/rules.md#namespace-actions):
+ * the examples of the original API description. A TypeScript module, not a .json file, so that it is
  * part of the build (`tsc` does not copy JSON files to dist/). Validated like a file at start-up.
  */
 

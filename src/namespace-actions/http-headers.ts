@@ -3,7 +3,7 @@
  * be copied to a backend, and which backend answer headers reach the client.
  */
 
-/** RFC 9110 §7.6.1: meaningful for one connection only, never relayed. */
+/** RFC 9110, section 7.6.1: meaningful for one connection only, never relayed. */
 export const HOP_BY_HOP = [
   'connection',
   'proxy-connection',
@@ -58,7 +58,7 @@ const SECURITY_RELEVANT = [
 const SECURITY_PREFIXES = ['access-control-', 'x-forwarded-'];
 
 /**
- * Who calls, as the backend of a `forward` action learns it (CONTRACT.md §8): set by the server from
+ * Who calls, as the backend of a `forward` action learns it (docs/rules.md#namespace-actions): set by the server from
  * the access token on every forwarded request, never copied from the caller (a caller's own headers of
  * these names are dropped) and never declarable.
  */

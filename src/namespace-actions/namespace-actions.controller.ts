@@ -38,7 +38,7 @@ function send(res: FastifyReply, answer: ActionAnswer): string {
 }
 
 /**
- * The namespace-action endpoints of spec §4.6 (CONTRACT.md §8). Static paths under /resource: the
+ * The namespace-action endpoints (docs/rules.md#namespace-actions). Static paths under /resource: the
  * router prefers them to `{id}`.
  */
 @ApiTags('namespace-actions')
@@ -68,7 +68,7 @@ export class NamespaceActionsController {
   @Get(GET_WITH_EXAMPLE.path)
   @RequireScope(['manage_test', 'view_test'])
   @ApiOperation({ summary: 'Fetches data asynchronously; the example answer is a cart (namespace action)' })
-  @ActionAnswers('answers the example cart of the spec.', { schema: { $ref: getSchemaPath(CartDto) } })
+  @ActionAnswers('answers the example cart of the API description.', { schema: { $ref: getSchemaPath(CartDto) } })
   async getNamespaceActionWithExample(@ProjectKey() projectKey: string, @CurrentActionRequest() request: ActionRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     return send(res, await this.actions.run(GET_WITH_EXAMPLE, projectKey, request));
   }
@@ -92,7 +92,7 @@ export class NamespaceActionsController {
     schema: { type: 'string', example: '{"version":1}' },
   })
   @ApiHeader({ name: 'Path-Header', required: true, description: "Begins with a slash; the backend path of a forward action. No `..`, `;`, `%2e`, `%2f`, `%5c` or backslash.", schema: { type: 'string', pattern: '^/.*$', example: '/carts/current' } })
-  @ActionAnswers('answers the example cart of the spec.', { schema: { $ref: getSchemaPath(CartDto) } }, [400, 406])
+  @ActionAnswers('answers the example cart of the API description.', { schema: { $ref: getSchemaPath(CartDto) } }, [400, 406])
   async getNamespaceActionWithHeaders(@ProjectKey() projectKey: string, @CurrentActionRequest() request: ActionRequest, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
     return send(res, await this.actions.runWithHeaders(GET_WITH_HEADERS, projectKey, request));
   }

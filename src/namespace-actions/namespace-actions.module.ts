@@ -5,7 +5,7 @@ import { BackendClient } from './backend-client.js';
 import { NamespaceActionsController } from './namespace-actions.controller.js';
 import { NamespaceActionsService } from './namespace-actions.service.js';
 
-/** The namespace-action endpoints (spec §4.6, CONTRACT.md §8): declared actions, their store and backends. */
+/** The namespace-action endpoints (docs/rules.md#namespace-actions): declared actions, their store and backends. */
 @Module({
   imports: [OutboundModule],
   controllers: [NamespaceActionsController],

@@ -29,9 +29,9 @@ export interface ActionRequest {
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
 /**
- * Runs the declared action of a namespace-action endpoint (CONTRACT.md §8, §10 "Namespace actions").
+ * Runs the declared action of a namespace-action endpoint (docs/rules.md#namespace-actions).
  * Declarations come from ACTIONS_FILE (validated at start-up by the configuration) over the
- * built-in defaults, which serve the spec's examples.
+ * built-in defaults, which serve the API description's examples.
  */
 @Injectable()
 export class NamespaceActionsService {

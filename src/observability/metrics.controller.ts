@@ -5,7 +5,7 @@ import { Public } from '../auth/access.decorator.js';
 import { MetricsService } from './metrics.service.js';
 import { MetricsTokenGuard } from './metrics-token.guard.js';
 
-/** Prometheus scrape endpoint: no OAuth scope, its own token (README "Metrics"); not part of the API document. */
+/** Prometheus scrape endpoint: no OAuth scope, its own token (docs/operations.md#logs-request-ids-and-metrics); not part of the API document. */
 @ApiExcludeController()
 @Public()
 @UseGuards(MetricsTokenGuard)

@@ -6,7 +6,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const logLevelConfig = configSection('logLevel', (read): LogLevel => read.oneOf('LOG_LEVEL', 'log', LOG_LEVELS));
 
-/** Prometheus metrics at `/metrics` (README "Metrics"): off unless METRICS_TOKEN is set. */
+/** Prometheus metrics at `/metrics` (docs/operations.md#logs-request-ids-and-metrics): off unless METRICS_TOKEN is set. */
 export interface MetricsConfig {
   /** The bearer token a scraper sends; absent → `/metrics` does not exist (404). */
   token?: string;

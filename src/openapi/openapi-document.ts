@@ -6,21 +6,21 @@ import { ACTION_CLASSES } from '../resource/resource.dto.js';
 
 /*
  * The OpenAPI document, built from the controllers' and DTOs' decorators (request examples included),
- * then given what decorators cannot say: the servers, the security schemes, the tags in the spec's
+ * then given what decorators cannot say: the servers, the security schemes, the tags in the API description's
  * order, each operation's access in its description, and the update actions as a discriminated union.
  */
 
-/** Operation groups in the spec's order (resource, search, complex path, images, namespace actions), then the service's own. */
+/** Operation groups in the API description's order (resource, search, complex path, images, namespace actions), then the service's own. */
 const OPENAPI_TAGS: Array<[name: string, description: string]> = [
-  ['resource', 'Resources of a project: create, read, query (`where`, `sort`, `expand`), update with actions, delete (spec §4.1, §4.2, §4.3 sorted query).'],
-  ['search', 'Full-text search with a search expression, filters and facets (spec §4.3).'],
-  ['complex-path', 'The complex path with out-of-order body properties (spec §4.4).'],
-  ['images', 'Image upload of a resource (spec §4.5): 202 while attaching in the background, 200 once attached.'],
-  ['namespace-actions', 'Namespace-action endpoints (spec §4.6).'],
-  ['change-log', 'Messages of every change and the version history of resources (beyond the spec: its "Events: not shown").'],
-  ['oauth', 'OAuth 2 client credentials: token and introspection (spec §5).'],
-  ['api-clients', 'API clients of a project (id, secret shown once, scopes).'],
-  ['health', 'Liveness and readiness, without a token.'],
+  ['resource', 'Resources of a project: create, read, query (`where`, `sort`, `expand`), update with actions, delete. Examples: docs/api-guide.md#create; the query language: docs/rules.md#query-language.'],
+  ['search', 'Full-text search with a search expression, filters and facets. Examples: docs/api-guide.md#search; the rules: docs/rules.md#search.'],
+  ['complex-path', 'The complex path with out-of-order body properties (docs/api-guide.md#complex-path).'],
+  ['images', 'Image upload of a resource: 202 while attaching in the background, 200 once attached. The checks and limits: docs/rules.md#images.'],
+  ['namespace-actions', 'Namespace-action endpoints, answered by the action the operator declares (docs/rules.md#namespace-actions).'],
+  ['change-log', 'Messages of every change and the version history of resources (beyond the original API description, which shows no events; docs/change-log-and-subscriptions.md#change-log).'],
+  ['oauth', 'OAuth 2 client credentials: token and introspection (docs/authentication.md#getting-a-token; the rules: docs/security.md#token-endpoint-and-introspection).'],
+  ['api-clients', 'API clients of a project (id, secret shown once, scopes). Who may create which: docs/security.md#who-may-do-what-api-clients.'],
+  ['health', 'Liveness and readiness, without a token (docs/operations.md#health).'],
 ];
 
 /**
@@ -43,12 +43,13 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig) {
           'written in place of `{projectKey}`, or none to get all of the client\'s scopes), then use **Try it out** on any operation. ' +
           'A token from `POST /oauth/token` can also be pasted into the `bearer` form.',
         '',
-        'Every error answers the envelope `{statusCode, message, errors: [{code, message, …}]}`. ' +
-          '64-bit integers are exact in every body. The scopes each operation needs are named in its description.',
+        'Every error answers the envelope `{statusCode, message, errors: [{code, message, …}]}` (docs/rules.md#errors). ' +
+          '64-bit integers are exact in every body. The scopes each operation needs are named in its description, and the ' +
+          'page of the server\'s documentation that states its rules. The limits: docs/rules.md#limits.',
         '',
-        '**Trust:** a request without a valid token to an operation that needs one is answered 401 before its body is read ' +
-          '(at most `HTTP_UNAUTHENTICATED_MAX_BODY_BYTES`, 16 KiB, more of it is read before the connection closes); such ' +
-          'requests are limited per remote address (`RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE`, 1,200; then 429 with `Retry-After`). ' +
+        '**Trust** (docs/security.md): a request without a valid token to an operation that needs one is answered 401 before ' +
+          'its body is read or parsed, and a body larger than `HTTP_UNAUTHENTICATED_MAX_BODY_BYTES` (16 KiB) closes the connection; ' +
+          'such requests are limited per remote address (`RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE`, 1,200; then 429 with `Retry-After`). ' +
           'A request without `Host` is 400; a path with `..` or an encoded dot is 404. Member names every object inherits ' +
           '(`__proto__`, `constructor`, `toString`, …) are unknown members (400 `InvalidField`) in every body.',
       ].join('\n'),
@@ -102,13 +103,31 @@ function narrowUpdateActions(document: OpenAPIObject): void {
   }
 }
 
+/** The page (and anchor) of the server's documentation that states the rules of an operation, by its path. */
+const RULES_PAGES: Array<[path: RegExp, page: string]> = [
+  [/\/sorted-query-parameters$/, 'docs/rules.md#query-language'],
+  [/\/searchApiPattern$/, 'docs/rules.md#search'],
+  [/\/resource\/images/, 'docs/rules.md#images'],
+  [/\/resource\/(export|import)$/, 'docs/rules.md#bulk'],
+  [/\/messages|\/versions/, 'docs/rules.md#change-log'],
+  [/\/subscriptions/, 'docs/rules.md#subscriptions'],
+  [/\/api-clients/, 'docs/security.md#who-may-do-what-api-clients'],
+  [/^\/oauth\//, 'docs/security.md#token-endpoint-and-introspection'],
+  [/^\/\.well-known\/jwks\.json$/, 'docs/authentication.md#getting-a-token'],
+  [/\/artificially-complex\//, 'docs/api-guide.md#complex-path'],
+  [/\/resource\/(namespace-action|json-serializable)/, 'docs/rules.md#namespace-actions'],
+  [/^\/health\//, 'docs/operations.md#health'],
+  [/^\/\{projectKey\}\/resource/, 'docs/rules.md#addressing-and-input'],
+];
+
 /**
  * Gives every operation a description (the summary when a controller gives none) that names the
- * access it needs: its scopes, the client's credentials, or none. The request examples are the
- * controllers' own (`@ApiBody({ examples })`).
+ * access it needs: its scopes, the client's credentials, or none; then the documentation page of its
+ * rules. The request examples are the controllers' own (`@ApiBody({ examples })`).
  */
 function describeAccess(document: OpenAPIObject): void {
-  for (const item of Object.values(document.paths)) {
+  for (const [path, item] of Object.entries(document.paths)) {
+    const rules = RULES_PAGES.find(([pattern]) => pattern.test(path))?.[1];
     for (const method of ['get', 'head', 'post', 'put', 'patch', 'delete'] as const) {
       const operation = item[method];
       if (!operation) continue;
@@ -122,7 +141,8 @@ function describeAccess(document: OpenAPIObject): void {
           ? '**Authentication:** the client\'s id and secret (HTTP Basic, or `client_id`/`client_secret` in the body).'
           : '**Access:** public, no token.';
       const text = operation.description ?? (operation.summary ? `${operation.summary}.` : '');
-      operation.description = text.includes('**Scopes:**') ? text : `${text}\n\n${access}`.trim();
+      const described = text.includes('**Scopes:**') ? text : `${text}\n\n${access}`.trim();
+      operation.description = rules && !described.includes(rules) ? `${described}\n\n**Rules:** ${rules} in the server's documentation.` : described;
     }
   }
 }

@@ -4,7 +4,7 @@ import { orderBy } from './sort-expand.js';
 import { parseWhere } from './where-parser.js';
 import { SqlParams, whereToSql } from './where-sql.js';
 
-/** A second model in the shape the change log's messages will take (CONTRACT.md §11): the languages need nothing else. */
+/** A second model in the shape the change log's messages will take (docs/change-log-and-subscriptions.md#change-log): the languages need nothing else. */
 const MESSAGES = compileCatalogue({
   table: 'message',
   alias: 'm',

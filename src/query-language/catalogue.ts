@@ -2,7 +2,7 @@
  * A catalogue states a model's fields once: what each is called in the API (and so its JSON path), where
  * it is stored, the type of its values, and what may filter (`where`), sort or search by it. Everything
  * else is derived from it by `compileCatalogue`, once, at module load: the scopes of the `where` language
- * (CONTRACT.md §5), the sortable fields with their ORDER BY expressions, the paths of the search's filters
+ * (docs/rules.md#query-language), the sortable fields with their ORDER BY expressions, the paths of the search's filters
  * and facets with the search table's columns that hold their values, and the JSON projection of a row.
  * The languages take a compiled catalogue as a parameter, so another model is one more catalogue.
  */

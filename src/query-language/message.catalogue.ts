@@ -1,7 +1,7 @@
 import { compileCatalogue } from './catalogue.js';
 
 /**
- * A message of the change log (CONTRACT.md §11), fields in the order its JSON shows them; the members of
+ * A message of the change log (docs/change-log-and-subscriptions.md#change-log), fields in the order its JSON shows them; the members of
  * its type (`payload`, stored as JSON text) follow them. `lastModifiedAt`/`lastModifiedBy` repeat the
  * creation's: a message never changes. Columns: migration 1763700000010.
  */

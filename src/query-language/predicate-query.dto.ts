@@ -9,7 +9,7 @@ import type { Variables } from './where-sql.js';
 import { WHERE_LIMITS } from './where-parser.js';
 
 /*
- * The query parameters every predicate query shares (CONTRACT.md §5, §10, §11): `where`, `var.<name>`,
+ * The query parameters every predicate query shares (docs/rules.md#query-language): `where`, `var.<name>`,
  * `sort`, `limit`, `offset`, `withTotal`, stated once for every model that has a catalogue
  * (GET /resource/sorted-query-parameters, GET /messages). A model adds its own parameters by extending
  * the class `PredicateQueryDto` makes for its catalogue.

@@ -21,7 +21,7 @@ export interface PredicatePlan {
 }
 
 /**
- * Translates a predicate query (CONTRACT.md §5, §11): a malformed `where` is 400 InvalidInput
+ * Translates a predicate query (docs/rules.md#query-language): a malformed `where` is 400 InvalidInput
  * "Malformed parameter: where: …" with line and column, whatever the model. `defaultSort` applies when the
  * query names no `sort`.
  */
@@ -61,7 +61,7 @@ export interface QueryPage {
   results: string | null;
 }
 
-/** The page envelope `{limit, offset, count, total?, results}`; 400 when its results passed `maxBytes` (CONTRACT.md §14). */
+/** The page envelope `{limit, offset, count, total?, results}`; 400 when its results passed `maxBytes` (docs/rules.md#limits). */
 export function pageJson(plan: Pick<PredicatePlan, 'limit' | 'offset' | 'withTotal'>, page: QueryPage, maxBytes: number): string {
   if (page.results === null) throw tooLarge(maxBytes);
   const total = plan.withTotal ? `"total":${page.total},` : '';

@@ -31,7 +31,7 @@ export const OBJECT_TYPE_PROPERTY: DocumentSpec = {
 };
 
 /**
- * The resource (CONTRACT.md §5, §10), fields in the order its JSON shows them. `searchCopy` names the
+ * The resource (docs/rules.md#query-language), fields in the order its JSON shows them. `searchCopy` names the
  * columns `resource_search` carries (migrations 1763700000006, 1763700000007).
  */
 export const RESOURCE_CATALOGUE = compileCatalogue({

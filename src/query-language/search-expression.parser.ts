@@ -2,7 +2,7 @@ import type { Catalogue, SearchDataType, SearchPath } from './catalogue.js';
 import { COLUMN, type Lexicon, matchAt, QuerySyntaxError, type Token, tokenize } from './lexer.js';
 
 /**
- * The filter and facet expressions of GET /{projectKey}/resource/searchApiPattern (CONTRACT.md §5, §10):
+ * The filter and facet expressions of GET /{projectKey}/resource/searchApiPattern (docs/rules.md#search):
  * pure functions from the parameter text to a typed expression. Every failure is a `QuerySyntaxError`
  * carrying the 1-based column; nothing else is ever thrown.
  *

@@ -1,7 +1,7 @@
 import type { Catalogue } from './catalogue.js';
 
 /*
- * `sort` and `expand` of the query endpoint (CONTRACT.md §5, §10) over a catalogue's sortable fields.
+ * `sort` and `expand` of the query endpoint (docs/rules.md#query-language) over a catalogue's sortable fields.
  * Pure functions: the DTO's constraints call the `…Error` checks (the one statement of the syntax),
  * the repository the builders.
  */
@@ -32,7 +32,7 @@ export function parseSort(text: string): SortItem {
 
 /**
  * The ORDER BY list: the sorts in order, a field sorted twice counts once (the first), and ties are
- * broken by the catalogue's id ascending (CONTRACT.md §10 "Ties"), so every order is total and paging
+ * broken by the catalogue's id ascending (docs/rules.md#query-language), so every order is total and paging
  * is stable.
  */
 export function orderBy(catalogue: Catalogue, sorts: readonly SortItem[]): string {

@@ -2,7 +2,7 @@ import type { Catalogue, QueryField, Scope } from './catalogue.js';
 import { LINE_AND_COLUMN, type Lexicon, matchAt, QuerySyntaxError, type Token, tokenize } from './lexer.js';
 
 /*
- * The query-predicate language of `where` (CONTRACT.md §5, §10 "Query language"), after commercetools':
+ * The query-predicate language of `where` (docs/rules.md#query-language), after commercetools':
  *
  *   predicate  := or
  *   or         := and ("or" and)*

@@ -19,7 +19,7 @@ const NUMERIC_ARRAYS = documentArrays(OBJECT_TYPE_PROPERTY)
   .filter((f) => f.type !== 'string')
   .map((f) => f.name);
 
-/** The filters GET and HEAD /resource share (CONTRACT.md §3); numbers are kept as exact text. */
+/** The filters GET and HEAD /resource share (docs/api-guide.md#query); numbers are kept as exact text. */
 export abstract class ResourceFilterQueryDto {
   @Optional()
   @QueryString()
@@ -65,7 +65,7 @@ export class GetResourcesQueryDto extends ResourceFilterQueryDto {
   unionParameter?: string;
 }
 
-/** The spec's defaults for HEAD /resource, applied to absent parameters (CONTRACT.md §10). */
+/** The defaults of HEAD /resource, applied to absent parameters (docs/api-guide.md#exists). */
 export const HEAD_DEFAULTS = {
   stringParameter: 'test',
   booleanParameter: false,
@@ -74,7 +74,7 @@ export const HEAD_DEFAULTS = {
   withMarkdownDescription: '1500',
 } as const;
 
-/** HEAD /resource: the same filters with the spec's defaults, and `booleanParameter`. */
+/** HEAD /resource: the same filters with the API description's defaults, and `booleanParameter`. */
 export class HeadResourcesQueryDto extends ResourceFilterQueryDto {
   @Optional()
   @QueryBoolean()

@@ -41,7 +41,7 @@ export class ResourceItemController {
   @RequireScope(['manage_test'])
   @JsonText()
   @ApiOperation({ summary: 'Updates a resource with update actions', description: 'Actions: doSomeThing, changeSomeProperty, importFooForSecondPropertyToUpdate, setKey, setObjectTypeProperty, publish, unpublish. All or nothing; +1 version when at least one action.' })
-  @ApiBody({ type: UpdateRequestDto, examples: { specActions: { summary: 'Both actions of the spec', value: UPDATE_REQUEST_EXAMPLE } } })
+  @ApiBody({ type: UpdateRequestDto, examples: { specActions: { summary: 'Both actions of the API description', value: UPDATE_REQUEST_EXAMPLE } } })
   @ApiResponse({ status: 200, type: ObjectTestTypeDto })
   @ApiErrors(400, 404, 409, 413, 415)
   updateResource(@ProjectKey() projectKey: string, @Param('id') id: string, @RequestBody() request: UpdateRequestDto, @CurrentPrincipal() by: Principal): Promise<string> {

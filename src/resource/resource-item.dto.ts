@@ -9,7 +9,7 @@ export class DeleteResourceQueryDto {
   version?: number;
 }
 
-/** Query of GET /resource/{id}: the spec's two optional parameters, accepted as text; they change nothing. */
+/** Query of GET /resource/{id}: the API description's two optional parameters, accepted as text; they change nothing. */
 export class GetResourceQueryDto {
   @Optional()
   @QueryString()

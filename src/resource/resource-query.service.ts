@@ -6,7 +6,7 @@ import { pageJson, predicatePlan } from '../query-language/predicate-query.js';
 import type { Variables } from '../query-language/where-sql.js';
 import { ResourceQueryRepository } from './resource-query.repository.js';
 
-/** GET /{projectKey}/resource/sorted-query-parameters (CONTRACT.md §5, §10). */
+/** GET /{projectKey}/resource/sorted-query-parameters (docs/rules.md#query-language). */
 @Injectable()
 export class ResourceQueryService {
   constructor(

@@ -41,7 +41,7 @@ export class ResourceController {
   @Head()
   @RequireScope(['manage_test', 'view_test'])
   @HttpCode(200)
-  @ApiOperation({ summary: 'Checks whether at least one resource matches', description: 'Absent parameters take the spec\'s defaults.' })
+  @ApiOperation({ summary: 'Checks whether at least one resource matches', description: 'Absent parameters take the API description\'s defaults.' })
   @ApiResponse({ status: 200, description: 'At least one resource matches (no body).' })
   @ApiResponse({ status: 404, description: 'No resource matches (no body).' })
   @ApiErrors(400)

@@ -14,7 +14,7 @@ import { ArrayTestTypeDto, MAX_STRING_LENGTH, Version } from '../common/array-te
 
 /*
  * The resource's request and response shapes. The class-validator decorators on the request classes
- * are the one statement of each input rule (CONTRACT.md §1, §2, §4, §10); the same classes write the
+ * are the one statement of each input rule (docs/rules.md#addressing-and-input); the same classes write the
  * OpenAPI schemas. Its `objectTypeProperty` (the ArrayTestType, shared with the complex path) and the
  * resource's containment pattern are in common/array-test-type.dto.ts.
  */
@@ -48,7 +48,7 @@ export class ImageDto {
   @ApiProperty({ format: 'date-time' }) createdAt: string;
 }
 
-/** ObjectTestType: the resource. `version` and `objectTypeProperty` are the spec's; the rest are additional properties. */
+/** ObjectTestType: the resource. `version` and `objectTypeProperty` are the API description's; the rest are additional properties. */
 export class ObjectTestTypeDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiPropertyOptional(KEY_DOC) key?: string;
@@ -231,7 +231,7 @@ export class UpdateRequestDto {
   actions: UpdateAction[];
 }
 
-/** A valid body of POST /resource/{id} with both actions of the spec: the request example. */
+/** A valid body of POST /resource/{id} with both actions of the API description: the request example. */
 export const UPDATE_REQUEST_EXAMPLE = {
   version: 1,
   actions: [{ action: 'doSomeThing' }, { action: 'changeSomeProperty', someProperty: 'new value' }],

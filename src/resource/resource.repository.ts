@@ -15,7 +15,7 @@ import { member, recordChanges, writtenColumns } from '../change-log/record-chan
 /**
  * The resource as the API shows it, built by PostgreSQL as JSON text from the catalogue's fields: one
  * round-trip, no hydration, and 64-bit integers in `objectTypeProperty` stay exact because no JavaScript
- * number ever holds them. Absent optional fields are stripped (CONTRACT.md §10).
+ * number ever holds them. Absent optional fields are stripped (docs/rules.md#addressing-and-input).
  */
 export const RESOURCE_JSON = RESOURCE_CATALOGUE.json;
 
@@ -35,7 +35,7 @@ const MERGE_SQL: Record<Merge, (field: string) => string> = {
 
 /** The arguments of json_build_object that merge `objectTypeProperty` over the matches `m`, in the schema's order. */
 const MERGED_ARRAYS = OBJECT_TYPE_PROPERTY.members.map((f) => `'${f.name}', ${MERGE_SQL[f.merge](f.name)}`).join(',\n        ');
-/** `GET /resource` merges at most this many resources (CONTRACT.md §3). */
+/** `GET /resource` merges at most this many resources (docs/api-guide.md#query). */
 export const MERGE_LIMIT = 500;
 
 /**
@@ -56,7 +56,7 @@ const REPLACE_FROM_O = (document: string, by: string, publish: string, publishGi
 };
 
 /**
- * The messages of a create or replace by a draft (CONTRACT.md §11): `ResourceCreated` with the new
+ * The messages of a create or replace by a draft (docs/change-log-and-subscriptions.md#change-log): `ResourceCreated` with the new
  * representation, or `ObjectTypePropertySet` (the draft's document) followed by `ResourcePublished` or
  * `ResourceUnpublished` when the flag changed.
  */
@@ -136,7 +136,7 @@ export const RESOURCE_SQL = {
     name: 'resource_state_by_key',
     text: `SELECT r.version, r.created_by->>'customerId' AS "customerId" FROM resource r WHERE r.project_key = $1 AND r.key = $2`,
   },
-  // Create, or replace the resource with that key, and record the change (CONTRACT.md §11). The existing
+  // Create, or replace the resource with that key, and record the change (docs/change-log-and-subscriptions.md#change-log). The existing
   // row is read under its lock first (`o`): the replace sees exactly that row, so whether `published`
   // changed is known, and the version and owner checks are part of the write. A key first inserted by
   // another writer after `o` was read is left alone (DO NOTHING): no row comes back, and the service
@@ -311,7 +311,7 @@ function updateValues(changes: ResourceChanges): unknown[] {
   ];
 }
 
-/** Only the fields the contract shows: `{clientId, customerId?}`. */
+/** Only the fields the API shows: `{clientId, customerId?}`. */
 export function modifierJson(by: Modifier): string {
   return JSON.stringify({ clientId: by.clientId, customerId: by.customerId });
 }
@@ -457,8 +457,8 @@ export class ResourceRepository {
   }
 
   /**
-   * The merged ArrayTestType of GET /resource and the number of matches (CONTRACT.md §3). `json` is null
-   * when the merge is longer than `maxBytes` (HTTP_MAX_RESPONSE_BYTES, CONTRACT.md §14): PostgreSQL then
+   * The merged ArrayTestType of GET /resource and the number of matches (docs/api-guide.md#query). `json` is null
+   * when the merge is longer than `maxBytes` (HTTP_MAX_RESPONSE_BYTES, docs/rules.md#limits): PostgreSQL then
    * keeps it, and this process never receives it.
    */
   async merge(projectKey: string, filter: SqlCondition, maxBytes: number): Promise<{ json: string | null; total: number }> {
@@ -500,7 +500,7 @@ export class ResourceRepository {
   }
 }
 
-/* ------------------------------------------------------------------ bulk export and import (CONTRACT.md §13) */
+/* ------------------------------------------------------------------ bulk export and import (docs/bulk-and-cli.md) */
 
 /** The change of one row of `w` as an import writes it: the per-resource form of OVERWRITE_MESSAGES. */
 const IMPORT_MESSAGES = `
@@ -533,7 +533,7 @@ export interface ImportedRow {
 export const EXPORT_CHUNK_ROWS = 50;
 
 /**
- * The statements of bulk export and import (CONTRACT.md §13). Not prepared: the export's text depends on
+ * The statements of bulk export and import (docs/bulk-and-cli.md). Not prepared: the export's text depends on
  * its `where`, and the import's arrays vary in length.
  */
 export const BULK_SQL = {
@@ -588,7 +588,7 @@ export const BULK_SQL = {
    * in rows of EXPORT_CHUNK_ROWS resources, in id order, each with its count and last id (no row when none
    * match). Placeholders: $1 the project key, the condition's from $2, then `after`, `upTo` and `limit`.
    *
-   * A resource's line is the representation its last write recorded in `resource_version` (CONTRACT.md §11:
+   * A resource's line is the representation its last write recorded in `resource_version` (docs/change-log-and-subscriptions.md#change-log:
    * GET by id's JSON right after the write), read as text instead of built again: building a resource's JSON
    * is most of what an export costs PostgreSQL. Every write of a resource records its version in the
    * statement that writes it (recordChanges), and the representation is made of the row's columns alone, so

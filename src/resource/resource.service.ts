@@ -29,7 +29,7 @@ export class ResourceService {
     return json ?? notFoundByKey(key);
   }
 
-  /** GET /resource: the merge and the match count; 400 past HTTP_MAX_RESPONSE_BYTES (CONTRACT.md §14). */
+  /** GET /resource: the merge and the match count; 400 past HTTP_MAX_RESPONSE_BYTES (docs/rules.md#limits). */
   async query(projectKey: string, query: GetResourcesQueryDto): Promise<{ json: string; total: number }> {
     const max = this.http.maxResponseBytes;
     const { json, total } = await this.resources.merge(projectKey, buildResourceFilter(query, projectKey, 2), max);
@@ -44,7 +44,7 @@ export class ResourceService {
   }
 
   /**
-   * POST and PUT /resource: create, or replace the resource with the draft's key (CONTRACT.md §2).
+   * POST and PUT /resource: create, or replace the resource with the draft's key (docs/api-guide.md#create).
    * The checks (version, owner) and the write are one statement; when it writes nothing, a read tells
    * the client why. When nothing stood in the way (the key was taken or freed by another writer in
    * between), the statement runs again.

@@ -34,7 +34,7 @@ function failure(body: unknown): DomainError {
   throw new Error(`accepted ${JSON.stringify(body)}`);
 }
 
-describe('the messages of an action list (CONTRACT.md §11)', () => {
+describe('the messages of an action list (docs/change-log-and-subscriptions.md#change-log)', () => {
   const messagesOf = (actions: unknown[]) => reduceActions(validateBody(UpdateRequestDto, { version: 1, actions })).messages;
 
   it('gives one message per action, in order, with the new value and where the old one comes from', () => {

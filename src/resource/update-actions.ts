@@ -11,7 +11,7 @@ export interface ResourceChanges {
   published?: boolean;
   /** A `publish` action makes staged images current. */
   publishImages: boolean;
-  /** The messages of the write, one per action in action order (CONTRACT.md §11). */
+  /** The messages of the write, one per action in action order (docs/change-log-and-subscriptions.md#change-log). */
   messages: ActionMessage[];
 }
 
@@ -28,7 +28,7 @@ export interface ActionMessage {
 }
 
 /**
- * Every update action (CONTRACT.md §4) sets fields of the resource, so a validated, ordered list
+ * Every update action (docs/api-guide.md#update-with-actions) sets fields of the resource, so a validated, ordered list
  * reduces to one set of assignments: the last writer of a field wins, and the whole list is one
  * conditional UPDATE (all or nothing).
  */

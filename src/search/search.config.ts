@@ -1,15 +1,15 @@
 import { configSection } from '../config/env-reader.js';
 import { LANGUAGE_CONFIGS } from './text-search.js';
 
-/** Full-text search (CONTRACT.md §5): the languages indexed with their own stemming. */
+/** Full-text search (docs/rules.md#search): the languages indexed with their own stemming. */
 export interface SearchConfig {
   /** PostgreSQL text-search configurations (`english`, …) of SEARCH_LANGUAGES; `simple` is always indexed too. */
   configs: string[];
 }
 
 /**
- * SEARCH_LANGUAGES: a comma list of language codes, English among them (CONTRACT.md §5: "the languages
- * the server is configured to index, English at least"); default `en`.
+ * SEARCH_LANGUAGES: a comma list of language codes, English among them (docs/operations.md#configuration): the
+ * languages the server is configured to index, English at least; default `en`.
  */
 export const searchConfig = configSection('search', (read): SearchConfig => {
   const languages = read.string('SEARCH_LANGUAGES', 'en');

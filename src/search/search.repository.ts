@@ -65,7 +65,7 @@ const RESOURCE_COLUMNS = [
   .map((c) => `r.${c}`)
   .join(', ');
 
-/** Terms of a terms facet, at most (CONTRACT.md §10). */
+/** Terms of a terms facet, at most (docs/rules.md#search). */
 const MAX_TERMS = 200;
 
 /** Collects bound values; every value reaching SQL goes through `bind`. */

@@ -56,7 +56,7 @@ function parseAll<T>(name: string, texts: string[] | undefined, parse: (catalogu
 }
 
 /**
- * GET /{projectKey}/resource/searchApiPattern (CONTRACT.md §5, §10): full text per language, fuzzy
+ * GET /{projectKey}/resource/searchApiPattern (docs/rules.md#search): full text per language, fuzzy
  * matching, filters at three stages, facets. Several `text.*` values (other languages, or a repeated
  * parameter) must all match; their relevance adds up.
  */

@@ -1,10 +1,10 @@
 /**
  * Pure helpers of the full-text part of the search: which PostgreSQL text-search configuration (and so
  * which partition of `resource_search`, see migration 1763700000006) serves a `text.<lang>` parameter, how a text
- * splits into words, and the fuzzy levels (CONTRACT.md §5, §10).
+ * splits into words, and the fuzzy levels (docs/rules.md#search).
  */
 
-/** `text.en`, `text.de-DE`, …: the parameter names the spec accepts. */
+/** `text.en`, `text.de-DE`, …: the parameter names the API description accepts. */
 export const TEXT_PARAMETER = /^text\.([a-z]{2})(-[A-Z]{2})?$/;
 
 /**

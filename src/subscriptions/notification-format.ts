@@ -1,5 +1,5 @@
 /*
- * The two payload formats (CONTRACT.md §12 "Payloads"), as text: the Platform payload is built by the
+ * The two payload formats (docs/change-log-and-subscriptions.md#subscriptions), as text: the Platform payload is built by the
  * database from the message (exact 64-bit integers, members in their order) and embedded as is, so a
  * payload is never parsed and re-serialised on the delivery path.
  */

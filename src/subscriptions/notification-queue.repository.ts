@@ -14,7 +14,7 @@ const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${TIMESTA
 const HORIZON_MARGIN_MS = 50;
 
 /**
- * Turns the change log into notifications (CONTRACT.md §12), one statement: the resources of subscribed
+ * Turns the change log into notifications (docs/change-log-and-subscriptions.md#subscriptions), one statement: the resources of subscribed
  * projects with messages since `$1` are found through `message_project_created_idx`; for each
  * (subscription, resource), every message above the stream's `last_sequence` (through
  * `message_resource_sequence_key`) is queued. That second step is what makes late commits safe: a
@@ -216,7 +216,7 @@ export class NotificationQueueRepository {
   }
 
   /**
-   * Drops the notifications of messages past their retention (MESSAGES_RETENTION_DAYS): the contract
+   * Drops the notifications of messages past their retention (MESSAGES_RETENTION_DAYS): the documented rules
    * retries a notification until its destination accepts it or its message's retention ends. How many.
    */
   async expire(client: PoolClient, retentionDays: number): Promise<number> {

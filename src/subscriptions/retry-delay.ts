@@ -1,5 +1,5 @@
 /**
- * The wait before retrying a notification after its `attempt`-th failure (CONTRACT.md §12): `base`
+ * The wait before retrying a notification after its `attempt`-th failure (docs/change-log-and-subscriptions.md#subscriptions): `base`
  * doubled per attempt (1 s, 2 s, 4 s, …), at most `max` (10 min), then 75–100 % of that at random, so the
  * retries of many notifications that failed together spread out.
  */

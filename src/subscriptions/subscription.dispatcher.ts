@@ -24,7 +24,7 @@ const PENDING_COUNT_INTERVAL_MS = 2_000;
 const STATUS_SAVE_INTERVAL_MS = 250;
 
 /**
- * Delivers the change log to the subscriptions (CONTRACT.md §12). Every server process runs one; they
+ * Delivers the change log to the subscriptions (docs/change-log-and-subscriptions.md#subscriptions). Every server process runs one; they
  * share the work through the database:
  *
  * 1. **Queuing** (every poll, one process at a time: the `subscription_dispatch` row is locked with

@@ -6,7 +6,7 @@ import { IndexedErrors } from '../common/validation/validation.pipe.js';
 import { Version } from '../common/array-test-type.dto.js';
 
 /*
- * The subscription's request and response shapes (CONTRACT.md §12). The class-validator decorators of
+ * The subscription's request and response shapes (docs/change-log-and-subscriptions.md#subscriptions). The class-validator decorators of
  * the request classes are the one statement of each input rule; the same classes write the OpenAPI
  * document. Rules of the stored state (at most 50 per project, a taken key, the destination's host and
  * its test notification) are the service's.
@@ -14,7 +14,7 @@ import { Version } from '../common/array-test-type.dto.js';
 
 export const MAX_SUBSCRIPTIONS_PER_PROJECT = 50;
 export const KEY_PATTERN = /^[A-Za-z0-9_-]{2,256}$/;
-/** Every message type of the change log (CONTRACT.md §11). */
+/** Every message type of the change log (docs/change-log-and-subscriptions.md#change-log). */
 export const MESSAGE_TYPES = [
   'ResourceCreated',
   'ObjectTypePropertySet',

@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { METRICS_REGISTRY } from '../observability/metrics-registry.js';
 import type { FailureKind } from './delivery-error.js';
 
-/** The dispatcher's Prometheus metrics (README "Subscriptions"). */
+/** The dispatcher's Prometheus metrics (docs/operations.md#logs-request-ids-and-metrics). */
 @Injectable()
 export class SubscriptionMetrics {
   private readonly deliveredTotal: Counter<'transport'>;

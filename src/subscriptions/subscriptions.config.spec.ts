@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '../app-config.js';
 
 describe('SUBSCRIPTION_* settings', () => {
-  it("default to the contract's values", () => {
+  it("default to the documented values", () => {
     expect(loadConfig({}).subscriptions).toEqual({
       deliveryTimeoutMs: 10_000,
       pollIntervalMs: 100,

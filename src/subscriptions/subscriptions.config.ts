@@ -2,7 +2,7 @@ import { configSection } from '../config/env-reader.js';
 
 /** Subscriptions and their delivery (where a destination may be: outbound.config.ts). */
 export interface SubscriptionsConfig {
-  /** How long a destination has to accept a notification (the contract's 10 s). */
+  /** How long a destination has to accept a notification (10 s by default). */
   deliveryTimeoutMs: number;
   /** How often each dispatcher looks for new messages and due notifications (no work: two cheap queries). */
   pollIntervalMs: number;

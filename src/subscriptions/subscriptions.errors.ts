@@ -1,7 +1,7 @@
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 
-/** The subscription module's errors (CONTRACT.md §9, §12), built in one place. */
+/** The subscription module's errors (docs/rules.md#errors), built in one place. */
 export const SubscriptionErrors = {
   notFound: (id: string) => DomainError.notFound(`The subscription '${id}' was not found.`),
   keyNotFound: (key: string) => DomainError.notFound(`The subscription with the key '${key}' was not found.`),

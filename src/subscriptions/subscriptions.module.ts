@@ -8,7 +8,7 @@ import { SubscriptionsController } from './subscriptions.controller.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
 import { SubscriptionsService } from './subscriptions.service.js';
 
-/** Subscriptions: their API, and the dispatcher delivering the change log to them (CONTRACT.md §12). */
+/** Subscriptions: their API, and the dispatcher delivering the change log to them (docs/change-log-and-subscriptions.md#subscriptions). */
 @Module({
   imports: [OutboundModule],
   controllers: [SubscriptionsController],

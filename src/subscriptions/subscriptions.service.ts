@@ -20,7 +20,7 @@ import { type StoredSubscription, type SubscriptionChanges, SubscriptionsReposit
 import type { DestinationTarget } from './transports/transport.js';
 import { generateWebhookSecret, maskWebhookSecret } from './webhook-signature.js';
 
-/** The subscriptions of a project (CONTRACT.md §12): CRUD, the destination's checks, health. */
+/** The subscriptions of a project (docs/change-log-and-subscriptions.md#subscriptions): CRUD, the destination's checks, health. */
 @Injectable()
 export class SubscriptionsService {
   constructor(

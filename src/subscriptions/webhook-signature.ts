@@ -5,7 +5,7 @@ import { createHmac, randomBytes } from 'node:crypto';
  * `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded
  * part of the `whsec_` secret. This is node:crypto rather than the `standardwebhooks` package: the
  * scheme is these few lines, and the package computes SHA-256 in JavaScript (fast-sha256), several times
- * slower than OpenSSL on the delivery path. The tests verify signatures independently, per the spec text.
+ * slower than OpenSSL on the delivery path. The tests verify signatures independently, per the Standard Webhooks text.
  */
 
 export const SECRET_PREFIX = 'whsec_';

@@ -6,7 +6,7 @@ import { draft } from '../support/fixtures.js';
 import { errorCode } from '../support/expect-error.js';
 
 /*
- * Tokens of an external issuer (CONTRACT.md §7: accepted when AUTH_JWKS_URL, AUTH_ISSUER and
+ * Tokens of an external issuer (docs/authentication.md#external-issuer: accepted when AUTH_JWKS_URL, AUTH_ISSUER and
  * AUTH_AUDIENCE are configured), verified against the issuer's JWKS served over real HTTP.
  */
 

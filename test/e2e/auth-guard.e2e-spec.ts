@@ -21,7 +21,7 @@ import { draft } from '../support/fixtures.js';
 import { errorCode, expectErrorEnvelope } from '../support/expect-error.js';
 
 /*
- * The scope guard (CONTRACT.md §7 "Access", §10 order of checks, default deny, customer-bound tokens,
+ * The scope guard (docs/rules.md#scopes; docs/rules.md#errors for the order of checks; default deny, customer-bound tokens,
  * "a missing, bad or expired token is 401 (never 403)").
  */
 
@@ -291,7 +291,7 @@ describe('access guard: customer-bound tokens', () => {
     expect(updated.body.version).toBe(2);
     expect(updated.body.createdBy).toEqual({ clientId: payloadOf(manager.Authorization).client_id });
     expect(updated.body.lastModifiedBy).toEqual({ clientId: payloadOf(writer2.Authorization).client_id });
-    // CONTRACT.md §4: "Success → 200 with the resource."
+    // docs/api-guide.md#update-with-actions: "Success → 200 with the resource."
     expect(updated.status).toBe(200);
   });
 });
@@ -436,7 +436,7 @@ describe('access guard: order of checks and unmatched paths', () => {
       ['get', `/${t.projectKey}/resource/${ID}/extra/segments`],
       ['post', `/${t.projectKey}/resource/a/b`],
       ['put', `/${t.projectKey}/resource/${ID}`],
-      // A malformed id is a plain 404 (CONTRACT.md §10 "Resource"), before any token check.
+      // A malformed id is a plain 404 (docs/rules.md#addressing-and-input), before any token check.
       ['get', `/${t.projectKey}/resource/not-a-uuid`],
       ['delete', `/${t.projectKey}/resource/not-a-uuid`],
       ['get', '/no/such/thing/at/all'],

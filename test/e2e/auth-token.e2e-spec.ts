@@ -20,7 +20,7 @@ import { listenOnFreePort } from '../support/listening-app.js';
 
 type Res = { status: number; headers: Record<string, string>; body: any; text?: string };
 
-/** RFC 6749 §2.3.1 / appendix B: application/x-www-form-urlencoded (space → '+'). */
+/** RFC 6749, section 2.3.1 / appendix B: application/x-www-form-urlencoded (space → '+'). */
 function formEncode(value: string): string {
   return encodeURIComponent(value).replace(/%20/g, '+');
 }
@@ -91,13 +91,13 @@ describe('POST /oauth/token', () => {
     expect(res.body.refresh_token).toBeUndefined();
     expect(res.body.scope.split(' ').sort()).toEqual([`manage_test:${t.projectKey}`, `view_test:${t.projectKey}`]);
     expect(typeof res.body.access_token).toBe('string');
-    // RFC 6749 §5.1: token responses must not be cached.
+    // RFC 6749, section 5.1: token responses must not be cached.
     expect(res.headers['cache-control']).toMatch(/no-store/);
     const write = await t.http.post(`/${t.projectKey}/resource`).set('Authorization', `Bearer ${res.body.access_token}`).send(draft());
     expect(write.status).toBe(201);
   });
 
-  it('accepts HTTP Basic credentials that are form-urlencoded (RFC 6749 §2.3.1) as well as raw ones, for a secret with + % : / and a space', async () => {
+  it('accepts HTTP Basic credentials that are form-urlencoded (RFC 6749, section 2.3.1) as well as raw ones, for a secret with + % : / and a space', async () => {
     const secret = 'Se cr+et%2F:with/odd+chars%';
     const c = await newClient(t, 'view_test', { secret });
     const encoded = await t.http

@@ -9,7 +9,7 @@ import { onPostgres } from '../support/test-app.js';
 import { authHeader, bootstrapEnv, freePort, ROOT, ServerProcess, sleep } from '../support/server-process.js';
 
 /**
- * Bulk export and import against a real server process (CONTRACT.md §13): the export's memory stays flat
+ * Bulk export and import against a real server process (docs/bulk-and-cli.md): the export's memory stays flat
  * while a client reads 50,000 resources slowly, and the operator CLI drives both operations over HTTP.
  */
 

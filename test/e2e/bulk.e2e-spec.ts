@@ -11,7 +11,7 @@ import { Logger } from '@nestjs/common';
 import { ANALYZE_AFTER_WRITES, IMPORT_BATCH_SIZE } from '../../src/resource/bulk/import.service.js';
 
 /**
- * Bulk export and import (CONTRACT.md §13) through HTTP, as a client streams them: the round trip, the
+ * Bulk export and import (docs/bulk-and-cli.md) through HTTP, as a client streams them: the round trip, the
  * idempotent re-import, every bad input, the change log an import writes, and a client that goes away.
  */
 

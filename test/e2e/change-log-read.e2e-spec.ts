@@ -6,7 +6,7 @@ import { createResource, queryPath, resourcePath } from '../support/resources.js
 import { expectErrorEnvelope } from '../support/expect-error.js';
 
 /*
- * Black-box tests of the change log's read side (CONTRACT.md §11): GET /{projectKey}/messages,
+ * Black-box tests of the change log's read side (docs/change-log-and-subscriptions.md#change-log): GET /{projectKey}/messages,
  * /messages/{id}, /resource/{id}/versions and /resource/{id}/versions/{version}. The rows are seeded
  * with SQL in the stored format the writes produce (payload: the type's members as JSON text without
  * braces; representation: the JSON text of GET by id), in projects of this file that no request writes to.
@@ -58,7 +58,7 @@ const MESSAGES: SeedMessage[] = [
 const DEFAULT_ORDER = ['a1', 'b1', 'c1', 'd1', 'a2', 'a3', 'a4', 'a5', 'b2'];
 const byName = (name: string) => MESSAGES.find((m) => m.name === name)!;
 
-/** The message's JSON text as the contract shows it, members in order, the payload's appended as stored. */
+/** The message's JSON text as the API shows it, members in order, the payload's appended as stored. */
 function messageText(m: SeedMessage): string {
   const common =
     `{"id":"${m.id}","version":1,"sequenceNumber":${m.sequenceNumber},"resource":{"typeId":"resource","id":"${m.resourceId}"},` +

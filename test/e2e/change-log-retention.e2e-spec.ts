@@ -6,7 +6,7 @@ import { createTestApp, onPostgres, type TestApp } from '../support/test-app.js'
 import { sleep } from '../support/timing.js';
 
 /*
- * The change log's retention (CONTRACT.md §11): messages older than MESSAGES_RETENTION_DAYS and versions
+ * The change log's retention (docs/change-log-and-subscriptions.md#change-log): messages older than MESSAGES_RETENTION_DAYS and versions
  * older than HISTORY_RETENTION_DAYS are deleted in the background, in batches, by one server process at a
  * time; younger rows stay. The job runs every second here (CHANGE_LOG_RETENTION_INTERVAL_SECONDS=1).
  */

@@ -5,7 +5,7 @@ import { png } from '../support/image-bytes.js';
 import { deadline, sleep } from '../support/timing.js';
 
 /**
- * The change log as every write records it (CONTRACT.md §11): each cause of the table produces exactly its
+ * The change log as every write records it (docs/change-log-and-subscriptions.md#change-log): each cause of the table produces exactly its
  * messages, in order, with their payloads, sequence numbers and the version's record; refused, failed
  * and empty writes record nothing; each version's snapshot is what GET by id answered right after it.
  * Read back through GET /messages and GET /resource/{id}/versions, as a client would.

@@ -5,7 +5,7 @@ import { OUT_OF_ORDER_PROPERTIES_EXAMPLE } from '../../src/complex-path/complex-
 
 /*
  * POST /{projectKey}/resource/artificially-complex/path/uri-parameter-one={uriParameterOne}/{uriParameterTwo}
- * (spec §4.4, CONTRACT.md §8, §10 "Complex path"), black-box over HTTP: path decoding, the typed body,
+ * (docs/api-guide.md#complex-path), black-box over HTTP: path decoding, the typed body,
  * records and their statuses, the echo and its form encoding. Also: CORS is off by default.
  */
 
@@ -14,7 +14,7 @@ function body(overrides: Record<string, unknown> = {}): Record<string, unknown> 
   return { ...structuredClone(OUT_OF_ORDER_PROPERTIES_EXAMPLE), ...overrides };
 }
 
-/** The body's strings in the spec's table order, as the echo lists them. */
+/** The body's strings in the API description's table order, as the echo lists them. */
 function bodyStrings(b: Record<string, any>): string[] {
   return [
     b.id, b.version, b.key, b.createdAt, b.lastModifiedAt,
@@ -50,7 +50,7 @@ describe('POST /{projectKey}/resource/artificially-complex/path/uri-parameter-on
   const fresh = () => uniqueProjectKey('cp');
 
   describe('records and statuses', () => {
-    it('a new record → 201 with the echo, its members in the spec\'s order', async () => {
+    it('a new record → 201 with the echo, its members in the API description\'s order', async () => {
       const pk = fresh();
       const res = await post(pk, 'one', 'two', 'queryParameterOne=1.5&queryParameterTwo=q2', body());
       expect(res.status).toBe(201);
@@ -249,7 +249,7 @@ describe('POST /{projectKey}/resource/artificially-complex/path/uri-parameter-on
       expect(res.body.errors[0].field).toBe('createdBy.lastName');
     });
 
-    it('the usual spellings eighthProperty / eleventhProperty / twelfthProperty are unknown members (the spec spells them otherwise)', async () => {
+    it('the usual spellings eighthProperty / eleventhProperty / twelfthProperty are unknown members (the API description spells them otherwise)', async () => {
       const res = await post(fresh(), 'a', 'b', '', body({ eighthProperty: 'x', eleventhProperty: 'y', twelfthProperty: 'z' }));
       expectErrorEnvelope(res, 400, 'InvalidField');
       expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['eighthProperty', 'eleventhProperty', 'twelfthProperty']);

@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../support/test-app.js';
 import { createApiClient, listenOnFreePort } from '../support/listening-app.js';
 
 /*
- * The Swagger page as a user drives it (issue 13): Debian's chromium (never a downloaded browser),
+ * The Swagger page as a user drives it (docs/api-guide.md#api-documentation-and-health): Debian's chromium (never a downloaded browser),
  * headless, opens /docs of the real app listening on a free port, authorizes with an API client's id
  * and secret (oauth2 client credentials), runs POST /{projectKey}/resource with the example body and
  * GET /{projectKey}/resource/sorted-query-parameters, the messages and a version of the resource through "Try it out", and checks the result
@@ -76,7 +76,7 @@ describe('the Swagger page in a browser', () => {
     return (await status.innerText()).trim();
   }
 
-  it('shows the service title, its description and the operations grouped in the spec order', async () => {
+  it('shows the service title, its description and the operations grouped in the API description order', async () => {
     await expect(page.title()).resolves.toMatch(/Generic Project-Scoped Resource API/);
     await expect(page.locator('.information-container .title').innerText()).resolves.toMatch(/Generic Project-Scoped Resource API/);
     const tags = await page.locator('.opblock-tag-section h3 .opblock-tag, .opblock-tag-section h3').evaluateAll((nodes) =>

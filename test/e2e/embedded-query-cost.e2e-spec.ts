@@ -3,7 +3,7 @@ import { createTestApp, onPostgres, type TestApp, uniqueProjectKey } from '../su
 import { expectErrorEnvelope } from '../support/expect-error.js';
 
 /*
- * One list read cannot hold the embedded database (CONTRACT.md §14, issue 23 point 5): PGlite runs
+ * One list read cannot hold the embedded database (docs/rules.md#fair-use): PGlite runs
  * statements on the server's thread and cancels none, so a list read whose planned cost passes
  * DATABASE_EMBEDDED_MAX_QUERY_COST answers 400 QueryTimedOut without running. On PostgreSQL the statement
  * timeout bounds a statement instead, and the setting changes nothing.

@@ -6,7 +6,7 @@ import { arrays, draft } from '../support/fixtures.js';
 import { expectErrorEnvelope as expectEnvelope } from '../support/expect-error.js';
 
 /*
- * Platform-level errors (CONTRACT.md §9, §10): the envelope, body parsing (malformed JSON, empty
+ * Platform-level errors (docs/rules.md#errors): the envelope, body parsing (malformed JSON, empty
  * body, media types, size), hostile input (deep nesting, huge numbers, NUL bytes), the host check and
  * the health endpoints. Every error body is exactly {statusCode, message, errors: [{code, message, …}]}
  * and never carries a stack trace, SQL text or a driver message.
@@ -403,7 +403,7 @@ describe('health', () => {
   });
 });
 
-describe('order of checks with a bad body (CONTRACT.md §10: 401 → 400 project key → 403 → input)', () => {
+describe('order of checks with a bad body (docs/rules.md#errors: 401 → 400 project key → 403 → input)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ HTTP_BODY_LIMIT_BYTES: '2048' });

@@ -17,7 +17,7 @@ import { basic } from '../support/auth.js';
 import { createApiClient, listenOnFreePort } from '../support/listening-app.js';
 
 /*
- * Fair use and the holes of a review (CONTRACT.md §14, issue 23): each attack as a real request against
+ * Fair use and the holes of a review (docs/rules.md#fair-use): each attack as a real request against
  * the running app, each of which the server answered wrongly before its fix.
  */
 
@@ -250,7 +250,7 @@ describe('fair use and hardening', () => {
 
   // PostgreSQL only: the embedded database has one connection, so there is no pool to share out; it runs one
   // statement at a time on the server's thread, where a heavy statement delays every project whatever the pool
-  // (see "The embedded database" in the README, and embedded-query-cost.e2e-spec.ts).
+  // (see docs/getting-started.md#the-embedded-database, and embedded-query-cost.e2e-spec.ts).
   if (onPostgres) describe('one project cannot take the whole database pool (DATABASE_PROJECT_CONCURRENCY)', () => {
     const HEAVY = uniqueProjectKey('heavy');
     const LIGHT = uniqueProjectKey('light');

@@ -1,5 +1,5 @@
 /**
- * The service survives the failures of its database (README: "Running against PostgreSQL", "The embedded
+ * The service survives the failures of its database (docs/getting-started.md: "PostgreSQL", "The embedded
  * database"), tested with real server processes (`node dist/src/main.js`, built by `pretest`):
  *  - on PostgreSQL (DATABASE_URL set, only to select this branch): the test runs a throwaway PostgreSQL
  *    15 cluster of its own (initdb in a temporary directory, a free port; the machine's shared server is

@@ -16,8 +16,8 @@ import { declaring, gif, jpeg, png } from '../support/image-bytes.js';
 import { sleep } from '../support/timing.js';
 
 /**
- * POST /{projectKey}/resource/images and GET /{projectKey}/resource/images/{imageId} (spec §4.5,
- * CONTRACT.md §6 and §10 "Images"): upload of real PNG/JPEG/GIF bytes (raw and multipart), every
+ * POST /{projectKey}/resource/images and GET /{projectKey}/resource/images/{imageId} (docs/api-guide.md#images,
+ * docs/rules.md#images): upload of real PNG/JPEG/GIF bytes (raw and multipart), every
  * error and the order of the checks, the 10 MB limit while reading, the 202 path with its background
  * worker (also across a restart, and with two workers), serving with ETag/304, project isolation.
  * The main app's worker never runs on its own (an interval of an hour): tests run it explicitly.

@@ -12,7 +12,7 @@ import * as resources from '../support/resources.js';
 import { png } from '../support/image-bytes.js';
 
 /*
- * The limits of README "Limits" that no module's own test covers: the URL and header sizes (414, 431),
+ * The limits of docs/rules.md#limits that no module's own test covers: the URL and header sizes (414, 431),
  * the HTTP server's timeouts against slow clients (raw sockets; the app's timeouts are set low here:
  * the defaults are 20 s for headers, 120 s for a whole request, 72 s keep-alive), the number of
  * sort/expand/filter/text parameters, list sizes of `where` variables, and the array and string lengths
@@ -394,7 +394,7 @@ describe('limits', () => {
 
 /*
  * DATABASE_STATEMENT_TIMEOUT_MS: a statement PostgreSQL cancels → 400 QueryTimedOut (was a 500). Only
- * PostgreSQL cancels statements: the embedded PGlite ignores statement_timeout (README "Limits"); the
+ * PostgreSQL cancels statements: the embedded PGlite ignores statement_timeout (docs/rules.md#limits); the
  * mapping itself is tested on both by src/common/error-envelope.filter.spec.ts.
  */
 if (onPostgres) {

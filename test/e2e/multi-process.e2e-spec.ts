@@ -1,5 +1,5 @@
 /**
- * "The server is stateless; several replicas run against one PostgreSQL" (CONTRACT.md §4), tested with
+ * "The server is stateless; several replicas run against one PostgreSQL" (docs/operations.md#scaling-out), tested with
  * real server processes (`node dist/src/main.js`, built by `pretest`):
  *  - on PostgreSQL (DATABASE_URL set): two processes share the database; a write through one is read
  *    through the other; of 20 concurrent updates carrying the same version, split across both, exactly

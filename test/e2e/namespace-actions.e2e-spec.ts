@@ -8,7 +8,7 @@ import { expectErrorEnvelope } from '../support/expect-error.js';
 import { INT64_MAX, INT64_MIN } from '../support/fixtures.js';
 
 /*
- * The namespace-action endpoints (spec §4.6, CONTRACT.md §8, §10 "Namespace actions"), black-box over
+ * The namespace-action endpoints (docs/rules.md#namespace-actions), black-box over
  * HTTP. The app runs with an ACTIONS_FILE (YAML) that declares, for a few projects of their own,
  * forward actions to a real HTTP backend started here, static answers and a shared store key; every
  * other project gets the built-in defaults. CORS is on (HTTP_CORS_ORIGINS) for the preflight tests.
@@ -361,7 +361,7 @@ describe('namespace actions', () => {
     });
   });
 
-  describe('access (CONTRACT.md §7: reads view_test or manage_test, writes manage_test)', () => {
+  describe('access (docs/rules.md#scopes: reads view_test or manage_test, writes manage_test)', () => {
     it.each([
       ['get', 'namespace-action'],
       ['get', 'namespace-action-with-example'],

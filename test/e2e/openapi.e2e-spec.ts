@@ -1,10 +1,14 @@
 import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { anchorsOf } from '../support/markdown.js';
+import { ROOT } from '../support/server-process.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
 
 /*
- * The OpenAPI document (CONTRACT.md §0, §10 "Addressing"): served at /openapi.json without a token,
+ * The OpenAPI document (docs/api-guide.md#api-documentation-and-health): served at /openapi.json without a token,
  * valid OpenAPI 3, templated public address, every implemented route documented with the status codes
- * the spec and the contract give it.
+ * the API description and docs/rules.md give it.
  */
 
 type Operation = { operationId?: string; responses?: Record<string, unknown>; parameters?: Array<Record<string, unknown>> };
@@ -90,10 +94,31 @@ describe('GET /openapi.json', () => {
     expect(init.text).toContain('"url": "http://localhost:8123"');
   });
 
-  it('groups the operations in the spec order, then the change log, OAuth, API clients and health', () => {
+  it('groups the operations in the API description order, then the change log, OAuth, API clients and health', () => {
     const tags = ((doc as unknown as { tags: Array<{ name: string; description?: string }> }).tags ?? []);
     expect(tags.map((tag) => tag.name)).toEqual(['resource', 'search', 'complex-path', 'images', 'namespace-actions', 'change-log', 'oauth', 'api-clients', 'health']);
     for (const tag of tags) expect(tag.description).toEqual(expect.any(String));
+  });
+
+  it('links every operation to the page of the documentation stating its rules, and every such link names a heading of the repository\'s docs', () => {
+    const text = JSON.stringify(doc);
+    const links = [...new Set([...text.matchAll(/\bdocs\/[\w-]+\.md#[\w-]+/g)].map((m) => m[0]))];
+    expect(links).toEqual(expect.arrayContaining(['docs/rules.md#errors', 'docs/rules.md#limits', 'docs/rules.md#query-language', 'docs/rules.md#search']));
+    const broken = links.filter((link) => {
+      const [file, anchor] = link.split('#');
+      return !existsSync(join(ROOT, file)) || !anchorsOf(readFileSync(join(ROOT, file), 'utf8')).has(anchor);
+    });
+    expect(broken).toEqual([]);
+    const unlinked: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item) as Array<[string, { description?: string }]>) {
+        if (HTTP_METHODS.includes(method) && !/\*\*Rules:\*\* docs\/[\w-]+\.md#[\w-]+/.test(operation.description ?? '')) unlinked.push(`${method} ${path}`);
+      }
+    }
+    expect(unlinked).toEqual([]);
+    const rules = (path: string, method = 'get') => (doc.paths[path][method] as { description?: string }).description;
+    expect(rules('/{projectKey}/resource/sorted-query-parameters')).toContain('**Rules:** docs/rules.md#query-language');
+    expect(rules('/{projectKey}/resource/images', 'post')).toContain('**Rules:** docs/rules.md#images');
   });
 
   it('gives every operation a summary and a description naming its access, and a media type on every response with a body', () => {
@@ -138,7 +163,7 @@ describe('GET /openapi.json', () => {
     expect(withDefault).toEqual([]);
   });
 
-  // Status codes the spec (part 4) and the contract (§2–§4, §10) give each implemented operation.
+  // Status codes the original API description and docs/rules.md give each implemented operation.
   const DOCUMENTED: Array<[method: string, path: string, statuses: string[]]> = [
     ['head', '/{projectKey}/resource', ['200', '400', '404']],
     ['get', '/{projectKey}/resource', ['200', '400']],

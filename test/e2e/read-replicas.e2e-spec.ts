@@ -1,5 +1,5 @@
 /**
- * Read replicas (README: "Scaling out"), with real server processes (`node dist/src/main.js`, built by `pretest`):
+ * Read replicas (docs/operations.md#read-replicas-of-the-database), with real server processes (`node dist/src/main.js`, built by `pretest`):
  *  - on PostgreSQL (DATABASE_URL set, only to select this branch): the test runs a primary of its own and a
  *    streaming replica of it made with `pg_basebackup -R` (PostgreSQL 15, temporary directories, free loopback
  *    ports; both with pg_stat_statements), and a server with DATABASE_REPLICA_URLS. List reads (GET and HEAD
@@ -127,7 +127,7 @@ if (process.env.DATABASE_URL) {
       }
       console.log(`replicas: the writes showed up in a list read ${Math.round(performance.now() - acknowledged)} ms after they were acknowledged (${polls} polls missed them)`);
 
-      expect((await get(`/${PROJECT}/resource`, 'HEAD')).status).toBe(404); // the spec's defaults match none of these
+      expect((await get(`/${PROJECT}/resource`, 'HEAD')).status).toBe(404); // the API description's defaults match none of these
       const query = await get(`/${PROJECT}/resource/sorted-query-parameters?where=${encodeURIComponent('key in ("replicated-1", "replicated-3")')}`);
       expect(((await query.json()) as { total: number }).total).toBe(2);
       const search = await get(`/${PROJECT}/resource/searchApiPattern?text.en=elephnt&fuzzy=true`);

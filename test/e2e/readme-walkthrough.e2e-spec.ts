@@ -10,9 +10,9 @@ import { freePort, ROOT, ServerProcess } from '../support/server-process.js';
 import { mismatches, parseBody, show, walkthroughSteps, type WalkthroughStep } from '../support/readme-walkthrough.js';
 
 /*
- * The README's walk-through as a test (issue: "a walk-through that cannot rot"). The ```sh blocks of
- * "Getting a token" and "Using the API" run top to bottom in one bash session, exactly as written except
- * that `http://localhost:8080` becomes this test's server, against the real built server
+ * The documentation's walk-through as a test, so that its examples cannot rot. The ```sh blocks of the
+ * README's "A first tour", then those of docs/api-guide.md, run top to bottom in one bash session, exactly
+ * as written except that `http://localhost:8080` becomes this test's server, against the real built server
  * (`node dist/src/main.js`) on a fresh database: a fresh embedded directory, whose printed demo client
  * gives $CLIENT_ID and $CLIENT_SECRET as a new user reads them, or a fresh database on the PostgreSQL of
  * DATABASE_URL with that client bootstrapped. Each step (the commands up to a `# →` comment) must exit 0,
@@ -24,8 +24,11 @@ import { mismatches, parseBody, show, walkthroughSteps, type WalkthroughStep } f
  * command keeps its own options (-i, -o, -D -, -w) and captures ($(…)) while every answer is checked.
  */
 
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const STEPS = walkthroughSteps(README);
+const SOURCES = [
+  { file: 'README.md', text: readFileSync(join(ROOT, 'README.md'), 'utf8'), heading: '## A first tour' },
+  { file: 'docs/api-guide.md', text: readFileSync(join(ROOT, 'docs/api-guide.md'), 'utf8'), heading: '# API guide' },
+];
+const STEPS = walkthroughSteps(SOURCES);
 const DATABASE_URL = process.env.DATABASE_URL;
 const TIMEOUT_MS = 180_000;
 
@@ -104,7 +107,7 @@ function runBash(file: string, cwd: string, env: Record<string, string>): Promis
   });
 }
 
-describe('the README walk-through ("Getting a token", "Using the API") run with bash against the real server', () => {
+describe('the walk-through (the README\'s first tour, then the API guide) run with bash against the real server', () => {
   const work = mkdtempSync(join(tmpdir(), 'readme-walkthrough-'));
   const exchanges: Exchange[] = [];
   const results = new Map<number, StepResult>();
@@ -125,7 +128,7 @@ describe('the README walk-through ("Getting a token", "Using the API") run with 
       PUBLIC_BASE_URL: undefined,
     };
     if (DATABASE_URL) {
-      // A database of its own: the README's answers (counts, versions) assume an empty project `demo`.
+      // A database of its own: the documented answers (counts, versions) assume an empty project `demo`.
       admin = new pg.Client({ connectionString: DATABASE_URL });
       await admin.connect();
       freshDatabase = `readme_${randomBytes(5).toString('hex')}`;
@@ -192,38 +195,35 @@ describe('the README walk-through ("Getting a token", "Using the API") run with 
     rmSync(work, { recursive: true, force: true });
   }, TIMEOUT_MS);
 
-  it('runs every documented answer of those sections, and bash ran to the end', () => {
-    const section = (heading: string, next: RegExp) => {
-      const start = README.indexOf(`\n${heading}\n`);
-      const end = README.slice(start + heading.length + 2).search(next);
-      return README.slice(start, end < 0 ? undefined : start + heading.length + 2 + end);
-    };
-    const text = section('### Getting a token', /\n#{2,3} /) + section('## Using the API', /\n## /);
+  it('runs every documented answer of the first tour and of the API guide, and bash ran to the end', () => {
+    const [readme, guide] = SOURCES.map((source) => source.text);
+    const tour = readme.slice(readme.indexOf('\n## A first tour\n'));
+    const text = tour.slice(0, tour.slice(1).search(/\n## /) + 1) + guide;
     const documented = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => (m[1].match(/# →/g) ?? []).length).reduce((a, b) => a + b, 0);
     expect(STEPS.length).toBeGreaterThanOrEqual(20);
     expect(STEPS.filter((step) => step.answer).length).toBe(documented);
     expect(bashRun.code).toBe(0);
   });
 
-  it.each(STEPS.map((step) => [`${step.index}. ${step.section}: ${title(step)}`, step] as const))('%s', (_title, step) => {
+  it.each(STEPS.map((step) => [`${step.index}. ${step.file} ${step.section}: ${title(step)}`, step] as const))('%s', (_title, step) => {
     const result = results.get(step.index)!;
-    const context = () => `\n--- step ${step.index} (${step.section}):\n${step.code}\n--- its output:\n${result.output.slice(-3000)}\n--- its requests: ${result.exchanges.map((e) => `${e.method} ${e.url} → ${e.status}`).join('; ') || 'none'}`;
+    const context = () => `\n--- step ${step.index} (${step.file}, ${step.section}):\n${step.code}\n--- its output:\n${result.output.slice(-3000)}\n--- its requests: ${result.exchanges.map((e) => `${e.method} ${e.url} → ${e.status}`).join('; ') || 'none'}`;
     const problems: string[] = [];
     if (result.exitCode !== 0) problems.push(`exit code ${result.exitCode}`);
     const documented = step.answer ? result.exchanges.at(-1) : undefined;
-    if (step.answer && !documented) problems.push('no request reached the server, but the README documents an answer');
+    if (step.answer && !documented) problems.push(`no request reached the server, but ${step.file} documents an answer`);
     for (const exchange of result.exchanges) {
       if (exchange === documented) continue;
       if (exchange.status < 200 || exchange.status >= 400) problems.push(`${exchange.method} ${exchange.url} answered ${exchange.status} ${exchange.body.slice(0, 300)} (no documented answer: 2xx/3xx expected)`);
     }
     if (step.answer && documented) {
       if (documented.status !== step.answer.status) {
-        problems.push(`${documented.method} ${documented.url} answered ${documented.status}, the README says ${step.answer.status}: ${documented.body.slice(0, 500)}`);
+        problems.push(`${documented.method} ${documented.url} answered ${documented.status}, ${step.file} says ${step.answer.status}: ${documented.body.slice(0, 500)}`);
       }
       if (step.answer.body) {
         const actual = step.answer.body.kind === 'form' ? { json: documented.body } : parseBody(documented.body);
         if (!actual) problems.push(`the answer is not JSON: ${documented.body.slice(0, 300)}`);
-        else problems.push(...mismatches(step.answer.body, actual.json).map((p) => `${p}\n    README: ${step.answer!.bodyText}\n    answer: ${show(actual.json)}`));
+        else problems.push(...mismatches(step.answer.body, actual.json).map((p) => `${p}\n    ${step.file}: ${step.answer!.bodyText}\n    answer: ${show(actual.json)}`));
       }
     }
     if (problems.length) throw new Error(`${problems.join('\n')}${context()}`);

@@ -5,7 +5,7 @@ import { expectErrorEnvelope as expectEnvelope, expectNoInternals } from '../sup
 
 /**
  * Project isolation, project-key format and the error envelope of the resource endpoints
- * (CONTRACT.md §0, §9, §10).
+ * (docs/rules.md#addressing-and-input).
  */
 
 describe('resource isolation and errors', () => {

@@ -6,8 +6,7 @@ import { createResource, queryPath as path } from '../support/resources.js';
 import { expectErrorEnvelope, expectNoInternals } from '../support/expect-error.js';
 
 /**
- * Black-box tests of GET /{projectKey}/resource/sorted-query-parameters (CONTRACT.md §5, §10 "Query
- * language", "Whole numbers", "Ties"): every operator against a seeded data set with known answers,
+ * Black-box tests of GET /{projectKey}/resource/sorted-query-parameters (docs/rules.md#query-language): every operator against a seeded data set with known answers,
  * variables, precedence, 64-bit bounds, sort and paging, the commercetools paging pattern, injection-
  * shaped inputs and project isolation.
  */

@@ -8,7 +8,7 @@ import { sleep } from '../support/timing.js';
 
 /**
  * Black-box tests of the reads: GET /{projectKey}/resource/{id}, GET …/key={key}, GET and HEAD
- * /{projectKey}/resource (spec §4.1–4.2, CONTRACT.md §3, §9, §10). Tests that count or merge use a
+ * /{projectKey}/resource (docs/api-guide.md#query). Tests that count or merge use a
  * project of their own, so totals are exact.
  */
 

@@ -42,7 +42,7 @@ interface Client {
 
 type Action = { action: string; [member: string]: unknown };
 
-/** One update as sent, what the contract says it does, and its answer. */
+/** One update as sent, what the API guide says it does, and its answer. */
 interface Update {
   id: string;
   /** The resource before the update (as GET answered it). */
@@ -84,7 +84,7 @@ const bigInt = (n: number) => (BigInt(INT64_MAX) - BigInt(n)).toString();
 const bigDocument = (n: number) => arrays({ arrayOfIntExample: ['@big@', n], arrayOfStringExample: [`doc-${n}`, 'é 😀 "q"'] });
 
 /**
- * What `actions` do to `before` as the contract says (CONTRACT.md §4, §11): the fields after the write and
+ * What `actions` do to `before` as the API guide says (docs/api-guide.md#update-with-actions): the fields after the write and
  * one message per action, with the old values (`oldSomeProperty`, `oldKey`) before that action.
  */
 function plan(before: ResourceBody, client: Client, actions: Action[], big?: string): Update {
@@ -406,7 +406,7 @@ describe('concurrent updates (written together per project)', () => {
         // The 64-bit integer of each ObjectTypePropertySet is exact in the message's text.
         if (u.big) expect(text).toContain(`"arrayOfIntExample":[${u.big},`);
       }
-      // The contract's old values did come from the rows: of keys given at create, and of a field set by an earlier action.
+      // The documented old values did come from the rows: of keys given at create, and of a field set by an earlier action.
       const oldKeys = updates.filter((u) => u.messages.some((m) => m.type === 'KeySet' && m.oldKey !== undefined && m.oldKey === u.before.key));
       expect(oldKeys.length).toBeGreaterThan(3);
       expect(updates.some((u) => u.messages.some((m) => m.oldSomeProperty !== undefined))).toBe(true);

@@ -6,7 +6,7 @@ import { sleep } from '../support/timing.js';
 
 /**
  * Black-box tests of POST /{projectKey}/resource/{id} (update actions) and DELETE
- * /{projectKey}/resource/{id} (spec §4.2, §7, §9; CONTRACT.md §4, §9, §10).
+ * /{projectKey}/resource/{id} (docs/api-guide.md#update-with-actions).
  */
 
 const MISSING_ID = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';

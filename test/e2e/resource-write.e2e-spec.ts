@@ -4,7 +4,7 @@ import { arrays, draft, INT64_MAX, INT64_MIN, ARRAY_FIELDS } from '../support/fi
 import { newKey, resourcePath } from '../support/resources.js';
 
 /**
- * Black-box tests of POST, PUT and PATCH /{projectKey}/resource (spec §4.1, CONTRACT.md §1, §2, §9, §10).
+ * Black-box tests of POST, PUT and PATCH /{projectKey}/resource (docs/api-guide.md#create, docs/rules.md#addressing-and-input).
  */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

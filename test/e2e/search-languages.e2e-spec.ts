@@ -7,8 +7,8 @@ import { draft } from '../support/fixtures.js';
 import { createTestApp, onPostgres, type TestApp } from '../support/test-app.js';
 
 /**
- * SEARCH_LANGUAGES (CONTRACT.md §5: "the languages the server is configured to index, English at
- * least; any other language is still accepted and matches words without stemming"): which
+ * SEARCH_LANGUAGES (docs/api-guide.md#search): the languages the server is configured to index, English at
+ * least; any other language is still accepted and matches words without stemming: which
  * configurations get rows, what a search in another language answers, and the re-indexing at
  * start-up when the setting changes.
  */
@@ -103,7 +103,7 @@ describe('search languages (SEARCH_LANGUAGES)', () => {
   it('refuses an unknown language, and a list without English, at start-up', () => {
     expect(() => loadConfig({ SEARCH_LANGUAGES: 'en,xx' })).toThrow(/SEARCH_LANGUAGES: a comma list of en, de, fr, es, it, nl, pt with en among them \(got 'en,xx'\)/);
     expect(() => loadConfig({ SEARCH_LANGUAGES: 'english' })).toThrow(/SEARCH_LANGUAGES/);
-    // English at least (CONTRACT.md §5).
+    // English at least (docs/rules.md#search).
     expect(() => loadConfig({ SEARCH_LANGUAGES: 'de' })).toThrow(/with en among them \(got 'de'\)/);
     expect(() => loadConfig({ SEARCH_LANGUAGES: 'none' })).toThrow(/SEARCH_LANGUAGES/);
     expect(loadConfig({ SEARCH_LANGUAGES: 'de, en,de' }).search.configs).toEqual(['german', 'english']);

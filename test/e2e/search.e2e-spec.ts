@@ -7,7 +7,7 @@ import { parseJson } from '../../src/common/lossless-json.js';
 import { Database } from '../../src/database/database.js';
 
 /**
- * Black-box tests of GET /{projectKey}/resource/searchApiPattern (CONTRACT.md §5, §10 "Search" and
+ * Black-box tests of GET /{projectKey}/resource/searchApiPattern (docs/rules.md#search and
  * "Further precisions"). Each area seeds a project of its own, so counts are exact.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Graceful stop (README "Stopping the server"), with real server processes (`node dist/src/main.js`) on
+ * Graceful stop (docs/operations.md#shutdown), with real server processes (`node dist/src/main.js`) on
  * the database of the run (PostgreSQL when DATABASE_URL is set, else one embedded DATA_DIR that the
  * processes of this file open one after the other: each start proves the previous stop released it).
  *

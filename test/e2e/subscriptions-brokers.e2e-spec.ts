@@ -11,7 +11,7 @@ import { draft } from '../support/fixtures.js';
 import { until } from '../support/timing.js';
 
 /*
- * Delivery to RabbitMQ and NATS JetStream (CONTRACT.md §12), against the machine's real brokers
+ * Delivery to RabbitMQ and NATS JetStream (docs/change-log-and-subscriptions.md#subscriptions), against the machine's real brokers
  * (RABBITMQ_URL, NATS_URL; scripts/test-prerequisites.sh starts them). Each run makes its own exchange,
  * queue and stream, and deletes them after.
  */

@@ -12,7 +12,7 @@ import { sleep, until } from '../support/timing.js';
 import { type ReceivedWebhook, verifyStandardWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
 
 /*
- * Delivery of the change log to webhooks (CONTRACT.md §12): the payloads of both formats exactly, the
+ * Delivery of the change log to webhooks (docs/change-log-and-subscriptions.md#subscriptions): the payloads of both formats exactly, the
  * Standard Webhooks signature, filters, order per resource, retries, health, and a message committed
  * late. Short intervals through the settings; timings are never asserted.
  */
@@ -124,7 +124,7 @@ describe('subscription delivery to webhooks', () => {
     for (const r of got) expect(verifyStandardWebhook(sub.secret, r)).toBe(true);
   });
 
-  it('CloudEvents 1.0 structured: the envelope of §12 around the Platform payload, as application/cloudevents+json', async () => {
+  it('CloudEvents 1.0 structured: the documented envelope around the Platform payload, as application/cloudevents+json', async () => {
     const sub = await subscribe('/cloudevents', {
       messages: [{ resourceTypeId: 'resource', types: ['ResourceCreated'] }],
       changes: [{ resourceTypeId: 'resource' }],

@@ -9,7 +9,7 @@ import { TcpProxy } from '../support/tcp-proxy.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /*
- * Order and completeness under faults (CONTRACT.md §12 "Delivery"), for each transport at once: two
+ * Order and completeness under faults (docs/change-log-and-subscriptions.md#subscriptions), for each transport at once: two
  * server processes on one PostgreSQL take 2,000 writes over 50 resources, with three subscriptions (a
  * webhook, RabbitMQ, NATS JetStream). Meanwhile the webhook receiver answers 500 and then too slowly for a
  * while, each broker is unreachable for a while (a proxy in front of the machine's real broker cuts every

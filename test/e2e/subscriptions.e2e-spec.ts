@@ -4,7 +4,7 @@ import { expectErrorEnvelope as expectError } from '../support/expect-error.js';
 import { verifyStandardWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
 
 /*
- * /{projectKey}/subscriptions (CONTRACT.md §12): create, read, update actions, delete; validation, the
+ * /{projectKey}/subscriptions (docs/change-log-and-subscriptions.md#subscriptions): create, read, update actions, delete; validation, the
  * 50 limit, scopes, isolation between projects, the webhook secret shown once, destinations refused
  * before anything is stored. A real webhook receiver on loopback gets the test notifications.
  */

@@ -7,9 +7,9 @@ import { createApiClient, listenOnFreePort } from '../support/listening-app.js';
 import { png } from '../support/image-bytes.js';
 
 /*
- * A client generated from the served /openapi.json (issue 13): openapi-typescript (default options)
+ * A client generated from the served /openapi.json (docs/api-guide.md#api-documentation-and-health): openapi-typescript (default options)
  * turns the document into types; a small program using only those types and plain fetch gets a token,
- * creates a resource without optional members, reads it by id and by key, updates it with the spec's
+ * creates a resource without optional members, reads it by id and by key, updates it with the API description's
  * two actions, queries it and uploads an image. It must type-check under `tsc --strict` with no casts
  * (its `@ts-expect-error` lines prove the types are not `any`) and then run against the server.
  */

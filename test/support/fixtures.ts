@@ -1,6 +1,6 @@
 import { ARRAY_TEST_TYPE_EXAMPLE } from '../../src/resource/resource.dto.js';
 
-/** The seven arrays of an ArrayTestType, in the spec's order (written out here, not taken from src/). */
+/** The seven arrays of an ArrayTestType, in the API description's order (written out here, not taken from src/). */
 export const ARRAY_FIELDS = [
   'arrayOfIntExample',
   'arrayOfUniqueIntExample',

@@ -20,7 +20,7 @@ export const ENVELOPE_MEMBERS = ['statusCode', 'message', 'errors', 'error', 'er
 export const INTERNALS = /QueryFailedError|syntax error at or near|bind message has|node_modules|\.[jt]s:\d+:\d+/;
 
 /**
- * No 5xx; every 4xx (but HEAD's) is the contract's envelope; no header was split into the answer.
+ * No 5xx; every 4xx (but HEAD's) is the error envelope; no header was split into the answer.
  * (expectErrorEnvelope's check for internals would trip on fuzzed input echoed back, such as a `where`
  * of `SELECT`: here only what no echo can produce counts as an internal.)
  */

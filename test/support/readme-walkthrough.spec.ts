@@ -1,6 +1,6 @@
 import { mismatches, parseAnswer, parseBody, walkthroughSteps } from './readme-walkthrough.js';
 
-/** The convention of the README's `# →` comments, as the walk-through test reads it. */
+/** The convention of the documented answers (`# →` comments), as the walk-through test reads it. */
 describe('documented answers (# → status body)', () => {
   const check = (documented: string, actual: string) => {
     const answer = parseAnswer(documented);
@@ -45,42 +45,60 @@ describe('documented answers (# → status body)', () => {
 
 describe('walkthroughSteps', () => {
   const readme = [
-    '### Getting a token',
+    '# Title',
+    '```sh',
+    'curl not-run',
+    '```',
+    '## A first tour',
     '```sh',
     'TOKEN=$(curl -s x)',
     '# → 200 {"access_token":"…",',
     '#        "token_type":"Bearer"}',
     '```',
-    '### Scopes',
+    '### Read',
     '```sh',
-    'curl not-run',
+    'curl -s r   # → 200',
     '```',
-    '## Using the API',
+    '## Documentation',
+    '```sh',
+    'curl not-run-either',
+    '```',
+  ].join('\n');
+  const guide = [
+    '# API guide',
     '```sh',
     'BASE=http://localhost:8080',
     '```',
-    '### Create',
+    '## Create',
     '```sh',
     'curl -s a   # → 201 {"key":"first",…}',
     'curl -s b',
     '# → 200',
     'curl -s c',
     '```',
-    '## Authentication',
-    '```sh',
-    'curl not-run-either',
-    '```',
   ].join('\n');
+  const sources = [
+    { file: 'README.md', text: readme, heading: '## A first tour' },
+    { file: 'docs/api-guide.md', text: guide, heading: '# API guide' },
+  ];
 
-  it('cuts the two sections\' sh blocks into steps ending at each documented answer, continuation lines included', () => {
-    const steps = walkthroughSteps(readme);
-    expect(steps.map((s) => [s.section, s.code, s.answer?.status])).toEqual([
-      ['Getting a token', 'TOKEN=$(curl -s x)\n# → 200 {"access_token":"…",\n#        "token_type":"Bearer"}', 200],
-      ['Using the API', 'BASE=http://localhost:8080', undefined],
-      ['Create', 'curl -s a   # → 201 {"key":"first",…}', 201],
-      ['Create', 'curl -s b\n# → 200', 200],
-      ['Create', 'curl -s c', undefined],
+  it('cuts the sections\' sh blocks, in the order of the sources, into steps ending at each documented answer, continuation lines included', () => {
+    const steps = walkthroughSteps(sources);
+    expect(steps.map((s) => [s.file, s.section, s.code, s.answer?.status])).toEqual([
+      ['README.md', 'A first tour', 'TOKEN=$(curl -s x)\n# → 200 {"access_token":"…",\n#        "token_type":"Bearer"}', 200],
+      ['README.md', 'Read', 'curl -s r   # → 200', 200],
+      ['docs/api-guide.md', 'API guide', 'BASE=http://localhost:8080', undefined],
+      ['docs/api-guide.md', 'Create', 'curl -s a   # → 201 {"key":"first",…}', 201],
+      ['docs/api-guide.md', 'Create', 'curl -s b\n# → 200', 200],
+      ['docs/api-guide.md', 'Create', 'curl -s c', undefined],
     ]);
     expect(steps[0].answer?.bodyText).toBe('{"access_token":"…","token_type":"Bearer"}');
+    expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('names the document when a heading is missing or an answer has no status', () => {
+    expect(() => walkthroughSteps([{ file: 'docs/api-guide.md', text: guide, heading: '# Nope' }])).toThrow("docs/api-guide.md has no heading '# Nope'");
+    const bad = ['# API guide', '```sh', 'curl -s x   # → ok', '```'].join('\n');
+    expect(() => walkthroughSteps([{ file: 'docs/api-guide.md', text: bad, heading: '# API guide' }])).toThrow(/docs\/api-guide.md \(API guide\): .* does not start with a status code/);
   });
 });

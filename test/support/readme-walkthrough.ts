@@ -1,8 +1,8 @@
 /**
- * The README's examples as a runnable walk-through (test/e2e/readme-walkthrough.e2e-spec.ts).
+ * The documentation's examples as a runnable walk-through (test/e2e/readme-walkthrough.e2e-spec.ts).
  *
- * Which blocks: the ```sh blocks of "### Getting a token" (it sets $TOKEN), then those of "## Using the API",
- * in README order, as one bash session (a block may set variables and files for the next).
+ * Which blocks: the ```sh blocks of the README's "## A first tour" (it sets $TOKEN), then every one of
+ * docs/api-guide.md, in their order, as one bash session (a block may set variables and files for the next).
  *
  * The documented answers: a comment `# → <status> [<body>] [prose]`, at the end of a command's line or on
  * the line after it (continued on following lines that start with `#` and two or more spaces), states
@@ -16,11 +16,20 @@
  */
 import { isLosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 
+/** A document and the heading whose ```sh blocks run (the blocks up to the next heading of its level or above). */
+export interface WalkthroughSource {
+  file: string;
+  text: string;
+  heading: string;
+}
+
 export interface WalkthroughStep {
   index: number;
+  /** The document the step comes from, e.g. "docs/api-guide.md". */
+  file: string;
   /** The heading the block is under, e.g. "Create — `POST /{projectKey}/resource`". */
   section: string;
-  /** The shell text of this step (commands and comments), as in the README. */
+  /** The shell text of this step (commands and comments), as in the document. */
   code: string;
   /** The documented answer of the step's last request, when the step has one. */
   answer?: DocumentedAnswer;
@@ -47,11 +56,11 @@ export type Pattern =
 const ARROW = '→';
 const ELLIPSIS = '…';
 
-/** The ```sh blocks of a README section, each with the nearest heading above it. */
-function shBlocks(readme: string, heading: string): Array<{ section: string; code: string }> {
-  const lines = readme.split('\n');
+/** The ```sh blocks of a document's section, each with the nearest heading above it. */
+function shBlocks({ file, text, heading }: WalkthroughSource): Array<{ section: string; code: string }> {
+  const lines = text.split('\n');
   const start = lines.findIndex((line) => line.trim() === heading);
-  if (start < 0) throw new Error(`README.md has no heading '${heading}'`);
+  if (start < 0) throw new Error(`${file} has no heading '${heading}'`);
   const level = heading.indexOf(' ');
   const blocks: Array<{ section: string; code: string }> = [];
   let section = heading.replace(/^#+\s*/, '');
@@ -70,17 +79,17 @@ function shBlocks(readme: string, heading: string): Array<{ section: string; cod
 }
 
 /** Splits blocks into steps: each step ends with the command a `# →` comment speaks of (or the block's end). */
-export function walkthroughSteps(readme: string): WalkthroughStep[] {
-  const blocks = [...shBlocks(readme, '### Getting a token'), ...shBlocks(readme, '## Using the API')];
+export function walkthroughSteps(sources: WalkthroughSource[]): WalkthroughStep[] {
+  const blocks = sources.flatMap((source) => shBlocks(source).map((block) => ({ ...block, file: source.file })));
   const steps: WalkthroughStep[] = [];
   for (const block of blocks) {
     const lines = block.code.split('\n');
     let current: string[] = [];
     const flush = (answer?: DocumentedAnswer) => {
       if (current.some((line) => line.trim() && !line.trim().startsWith('#'))) {
-        steps.push({ index: steps.length, section: block.section, code: current.join('\n'), answer });
+        steps.push({ index: steps.length, file: block.file, section: block.section, code: current.join('\n'), answer });
       } else if (answer) {
-        throw new Error(`README.md (${block.section}): a '# ${ARROW}' comment with no command before it: ${answer.text}`);
+        throw new Error(`${block.file} (${block.section}): a '# ${ARROW}' comment with no command before it: ${answer.text}`);
       }
       current = [];
     };
@@ -94,7 +103,7 @@ export function walkthroughSteps(readme: string): WalkthroughStep[] {
         current.push(lines[++i]);
         text += lines[i].replace(/^\s*#\s+/, '');
       }
-      flush(parseAnswer(text, block.section));
+      flush(parseAnswer(text, `${block.file} (${block.section})`));
     }
     flush();
   }
@@ -104,7 +113,7 @@ export function walkthroughSteps(readme: string): WalkthroughStep[] {
 /** `<status> [<body>] [prose]` of a `# →` comment. */
 export function parseAnswer(text: string, where = ''): DocumentedAnswer {
   const m = /^(\d{3})\b\s*(.*)$/s.exec(text);
-  if (!m) throw new Error(`README.md (${where}): '# ${ARROW} ${text}' does not start with a status code`);
+  if (!m) throw new Error(`${where}: '# ${ARROW} ${text}' does not start with a status code`);
   const answer: DocumentedAnswer = { text, status: Number(m[1]) };
   const rest = m[2];
   if (/^[{["]/.test(rest)) {

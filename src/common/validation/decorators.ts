@@ -4,7 +4,7 @@ import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-val
 import { canonicalInt64, canonicalNumber } from '../query-params.js';
 
 /*
- * The contract's rules that class-validator's built-ins do not express (CONTRACT.md §1, §10): exact
+ * The input rules that class-validator's built-ins do not express (docs/rules.md#addressing-and-input): exact
  * signed 64-bit integers (the `bigint` values the lossless JSON parser yields), int32, a zero fraction
  * counting as an integer, rules per array element with the element's index in the error path, and
  * typed query parameters. Each rule is stated here once and used by the DTO classes.

@@ -14,7 +14,7 @@ const BODY_OPTIONS: ValidatorOptions = {
   forbidUnknownValues: true,
   validationError: { target: false, value: true },
 };
-/** Unknown query parameters are ignored (CONTRACT.md §10): stripped, not refused. */
+/** Unknown query parameters are ignored (docs/rules.md#addressing-and-input): stripped, not refused. */
 const QUERY_OPTIONS: ValidatorOptions = { ...BODY_OPTIONS, forbidNonWhitelisted: false };
 
 memoizeValidationMetadata(getMetadataStorage());
@@ -40,7 +40,7 @@ export const IndexedErrors = (options: IndexedErrorsOptions): ClassDecorator => 
 };
 
 /**
- * Validates a JSON body against a DTO class and returns the instance; throws the contract's 400 with
+ * Validates a JSON body against a DTO class and returns the instance; throws the 400 of the error envelope with
  * every violation otherwise. `path` prefixes the error paths (a body embedded in a parameter).
  */
 export function validateBody<T extends object>(dto: DtoClass<T>, value: unknown, path = ''): T {

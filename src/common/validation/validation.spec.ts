@@ -20,7 +20,7 @@ import {
 } from './decorators.js';
 import { IndexedErrors, validateBody, validateQuery } from './validation.pipe.js';
 
-/** The custom decorators and the mapping of class-validator's error trees to the contract's envelope. */
+/** The custom decorators and the mapping of class-validator's error trees to the error envelope. */
 
 function errorsOf(run: () => unknown): ErrorDetail[] {
   try {

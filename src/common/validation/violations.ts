@@ -21,7 +21,7 @@ const REASONS: Record<string, string> = {
 };
 
 /**
- * class-validator's `ValidationError` tree → the contract's error details (CONTRACT.md §9, §10): one
+ * class-validator's `ValidationError` tree → the envelope's error details (docs/rules.md#errors): one
  * entry per violation with its JSON path (`objectTypeProperty.arrayOfObjectType[1].integerExampleInt32`),
  * `RequiredField` for a missing value and `InvalidField` (with `invalidValue`) for everything else.
  * Element rules (`@Elements`) are expanded to the offending elements, `a.b[3]`.

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Image bytes, image metadata, image jobs (CONTRACT.md §6).
+ * Image bytes, image metadata, image jobs (docs/rules.md#images).
  * - `image_blob`: the bytes of the database store, once per (project, sha256); never read by resource
  *   queries. Images are compressed already, so TOAST stores them without trying to compress again.
  * - `image`: every accepted image (id → project, resource, bytes, and the Image object as attached).

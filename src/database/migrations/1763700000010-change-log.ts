@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The change log (CONTRACT.md §11): messages and version history, written by the same statement as the
+ * The change log (docs/change-log-and-subscriptions.md#change-log): messages and version history, written by the same statement as the
  * write they record (resource.repository.ts, images.repository.ts).
  *
  * - `resource.message_sequence`: the sequence number of the resource's last message. A write adds its
@@ -11,7 +11,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * - `message`: one row per message. `payload` is the type's own members as JSON text without the braces
  *   (`"someProperty":"a","oldSomeProperty":"b"`, empty for none), appended to the common members when a
  *   message is read; text keeps 64-bit integers and the members' order exactly as written. `change_id` is
- *   one id per write, shared by its messages: the id of the write's change notification (CONTRACT.md §12).
+ *   one id per write, shared by its messages: the id of the write's change notification (docs/change-log-and-subscriptions.md#subscriptions).
  * - `resource_version`: every version as GET by id answered it right after the write (`representation`,
  *   JSON text), with who wrote it and the message types of the write. Deleted resources keep theirs.
  * - BRIN indexes on the timestamps: the retention job deletes the oldest rows in small batches, and rows

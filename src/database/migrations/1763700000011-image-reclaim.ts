@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Deleting a resource deletes its images, and image bytes no image uses any more are reclaimed
- * (CONTRACT.md §14 "Deleting a resource deletes its images").
+ * (docs/rules.md#images).
  *
  * - `resource_delete_images`: AFTER DELETE on `resource`, in the deleting statement's transaction: the
  *   resource's `image` rows go with it (their pending `image_job` rows cascade), so an image URL answers

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Subscriptions and their delivery state (CONTRACT.md §12). Nothing here is written by the resource
+ * Subscriptions and their delivery state (docs/change-log-and-subscriptions.md#subscriptions). Nothing here is written by the resource
  * writes: the dispatcher (src/subscriptions/dispatcher.ts) reads the change log (`message`, migration 10)
  * after the fact, so subscriptions cost the write path nothing.
  *

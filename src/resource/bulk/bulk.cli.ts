@@ -7,7 +7,7 @@ import cliProgress from 'cli-progress';
 import { parseJson, toJsonText } from '../../common/lossless-json.js';
 
 /*
- * `npm run cli -- export|import …` (CONTRACT.md §13): the operator's wrapper of GET /{projectKey}/resource/export
+ * `npm run cli -- export|import …` (docs/bulk-and-cli.md): the operator's wrapper of GET /{projectKey}/resource/export
  * and POST /{projectKey}/resource/import against a running server, over HTTP with an API client's id and
  * secret. Progress goes to stderr (a bar on a terminal, a line every few seconds otherwise); stdout carries
  * the export, or the import's result lines.

@@ -1,6 +1,6 @@
 import { configSection } from '../../config/env-reader.js';
 
-/** Bulk export and import (CONTRACT.md §13). */
+/** Bulk export and import (docs/bulk-and-cli.md). */
 export interface BulkConfig {
   /** Largest import body: 413 before anything is written when Content-Length says more; else the import stops there. */
   importMaxBytes: number;

@@ -42,7 +42,7 @@ const IMPORT_DESCRIPTION = [
   'A client that goes away leaves written what was answered (and at most the batch in flight), never part of a line.',
 ].join('');
 
-/** GET /{projectKey}/resource/export and POST /{projectKey}/resource/import (CONTRACT.md §13). */
+/** GET /{projectKey}/resource/export and POST /{projectKey}/resource/import (docs/bulk-and-cli.md). */
 @ApiTags('resource')
 @ApiProjectKeyParam()
 @ApiExtraModels(ObjectTestTypeDto, ExportSummaryDto, ImportResultDto, ImportSummaryDto)

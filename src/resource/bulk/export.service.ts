@@ -31,7 +31,7 @@ const PAGES_AHEAD = 2;
 const PAGE_LIMIT = 2 * EXPORT_PAGE_SIZE;
 
 /**
- * GET /{projectKey}/resource/export (CONTRACT.md §13): the matching resources in id order, one per line as
+ * GET /{projectKey}/resource/export (docs/bulk-and-cli.md): the matching resources in id order, one per line as
  * GET by id answers them, then `{"summary":{"count":N}}`.
  *
  * The export is cut into ranges of ids, `(after, upTo]`, each found by a cheap read of the id index (the

@@ -19,7 +19,7 @@ import { BodyInterruptedError, ndjsonLines, type NdjsonEnd, type NdjsonLine } fr
 export const IMPORT_BATCH_SIZE = 500;
 /** A batch is written once it is this old even when not full, so a slow body still gets its answers. */
 const BATCH_MAX_AGE_MS = 50;
-/** How far the answer may run ahead of a client that does not read it while it sends (see README). */
+/** How far the answer may run ahead of a client that does not read it while it sends (docs/bulk-and-cli.md#import). */
 const RESULTS_AHEAD_BYTES = 1_048_576;
 /** How often a line whose key another writer keeps inserting or deleting is tried (as a PUT is). */
 const WRITE_ATTEMPTS = 5;
@@ -54,7 +54,7 @@ interface LineResult {
 type Counts = { lines: number; created: number; updated: number; unchanged: number; failed: number };
 
 /**
- * POST /{projectKey}/resource/import (CONTRACT.md §13): each line a PUT by key, validated by the very DTO
+ * POST /{projectKey}/resource/import (docs/bulk-and-cli.md): each line a PUT by key, validated by the very DTO
  * of PUT, written in batches of up to IMPORT_BATCH_SIZE lines by one statement each (BULK_SQL.importBatch),
  * answered line by line in the body's order as each batch commits.
  *

@@ -12,7 +12,7 @@ export const MAX_EXPAND = 10;
 const WHERE_EXAMPLE = 'objectTypeProperty(arrayOfObjectType(integerExample >= 1 and integerExampleInt32 = 2)) and version >= 1';
 
 /**
- * The query parameters of GET /{projectKey}/resource/sorted-query-parameters (CONTRACT.md §5, §10): the
+ * The query parameters of GET /{projectKey}/resource/sorted-query-parameters (docs/rules.md#query-language): the
  * predicate query's over the resource catalogue, and `expand`.
  */
 export class ResourceQueryDto extends PredicateQueryDto(RESOURCE_CATALOGUE, {
