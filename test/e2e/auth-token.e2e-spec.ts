@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiClientsService, OPERATOR } from '../../src/auth/api-clients.service.js';
+import { failLikeShutdown } from '../support/database-faults.js';
 import { createTestApp, onPostgres, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { draft } from '../support/fixtures.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
@@ -383,23 +384,18 @@ describe('error answers of POST /oauth/token and POST /oauth/introspect', () => 
   let t: TestApp;
   let client: { id: string; secret: string };
   let db: Database;
-  const suffix = randomBytes(4).toString('hex');
-  const unreachableId = `unreachable-${suffix}`;
+  let removeFault: (() => Promise<void>) | undefined;
+  const unreachableId = `unreachable-${randomBytes(4).toString('hex')}`;
   beforeAll(async () => {
     t = await createTestApp({ HTTP_BODY_LIMIT_BYTES: '1024' });
     client = await newClient(t, 'view_test');
     db = t.app.get(Database);
-    // Recording the use of this one client fails as it would while PostgreSQL shuts down (57P01), so
-    // that a real 503 ServiceUnavailable comes back through the whole stack.
+    // Recording the use of this one client fails as PostgreSQL shutting down would make it fail.
     await newClient(t, 'view_test', { id: unreachableId, secret: 'unreachable-secret-0123' });
-    await db.query(`CREATE FUNCTION oauth_refuse_${suffix}() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'terminating connection due to administrator command' USING ERRCODE = '57P01'; END $$`);
-    await db.query(`CREATE TRIGGER oauth_refuse_${suffix} BEFORE UPDATE ON api_client FOR EACH ROW
-      WHEN (NEW.id = '${unreachableId}') EXECUTE FUNCTION oauth_refuse_${suffix}()`);
+    removeFault = await failLikeShutdown(db, { table: 'api_client', event: 'UPDATE', when: `NEW.id = '${unreachableId}'` });
   });
   afterAll(async () => {
-    await db?.query(`DROP TRIGGER IF EXISTS oauth_refuse_${suffix} ON api_client`);
-    await db?.query(`DROP FUNCTION IF EXISTS oauth_refuse_${suffix}()`);
+    await removeFault?.();
     await t?.close();
   });
 

@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { failLikeShutdown } from '../support/database-faults.js';
 import { createTestApp, type TestApp, uniqueProjectKey } from '../support/test-app.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
 import { draft } from '../support/fixtures.js';
@@ -36,22 +37,18 @@ function directives(header: string | undefined): Record<string, string[]> {
 describe('security headers, X-Request-Id and /metrics off (no METRICS_TOKEN)', () => {
   let t: TestApp;
   let db: Database;
+  let removeFault: (() => Promise<void>) | undefined;
   const suffix = randomBytes(4).toString('hex');
 
   beforeAll(async () => {
     t = await createTestApp({ METRICS_TOKEN: '', PUBLIC_BASE_URL: '', HTTP_CORS_ORIGINS: '', HTTP_BODY_LIMIT_BYTES: '1024', AUTH_DEMO_CLIENT: 'false' });
     db = t.app.get(Database);
-    // Creating a resource in the other project fails as it would while PostgreSQL shuts down (57P01),
-    // so that a real 503 ServiceUnavailable comes back through the whole stack.
-    await db.query(`CREATE FUNCTION obs_refuse_${suffix}() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'terminating connection due to administrator command' USING ERRCODE = '57P01'; END $$`);
-    await db.query(`CREATE TRIGGER obs_refuse_${suffix} BEFORE INSERT ON resource FOR EACH ROW
-      WHEN (NEW.project_key = '${t.otherProjectKey}') EXECUTE FUNCTION obs_refuse_${suffix}()`);
+    // Creating a resource in the other project fails as PostgreSQL shutting down would make it fail.
+    removeFault = await failLikeShutdown(db, { table: 'resource', event: 'INSERT', when: `NEW.project_key = '${t.otherProjectKey}'` });
   });
 
   afterAll(async () => {
-    await db?.query(`DROP TRIGGER IF EXISTS obs_refuse_${suffix} ON resource`);
-    await db?.query(`DROP FUNCTION IF EXISTS obs_refuse_${suffix}()`);
+    await removeFault?.();
     await t?.close();
   });
 

@@ -140,7 +140,7 @@ describe('paths that match no route', () => {
   });
 });
 
-describe('paths with dot segments or encoded dots, and requests without Host', () => {
+describe('paths with dot segments or encoded dots, requests without Host, conditions a file cannot meet', () => {
   let t: TestApp;
   let port: number;
   beforeAll(async () => {
@@ -193,14 +193,6 @@ describe('paths with dot segments or encoded dots, and requests without Host', (
     const res = await raw('GET /health/live HTTP/1.0\r\n\r\n');
     expect(res.status).toBe(200);
   });
-});
-
-describe('the Swagger page\'s files under conditions they cannot meet', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
 
   it('If-Match that does not match → 412 PreconditionFailed in the envelope (not a 500)', async () => {
     expectEnvelope(await t.http.get('/docs/swagger-ui.css').set('If-Match', '"nope"'), 412, 'PreconditionFailed');
