@@ -458,7 +458,7 @@ export class ResourceRepository {
 
   /**
    * The merged ArrayTestType of GET /resource and the number of matches (CONTRACT.md §3). `json` is null
-   * when the merge is longer than `maxBytes` (HTTP_MAX_RESPONSE_BYTES, CONTRACT.md §14): PostgreSQL then
+   * when the merge is longer than `maxBytes` (the bound of `ListAnswers`): PostgreSQL then
    * keeps it, and this process never receives it.
    */
   async merge(projectKey: string, filter: SqlCondition, maxBytes: number): Promise<{ json: string | null; total: number }> {
