@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       ['http.host', config.http.host, '0.0.0.0'],
       ['http.bodyLimitBytes', config.http.bodyLimitBytes, 1_048_576],
       ['http.maxUrlBytes', config.http.maxUrlBytes, 65_536],
+      ['http.projectMaxResponseBytes', config.http.projectMaxResponseBytes, 134_217_728],
       ['http.headersTimeoutMs', config.http.headersTimeoutMs, 20_000],
       ['http.requestTimeoutMs', config.http.requestTimeoutMs, 120_000],
       ['http.keepAliveTimeoutMs', config.http.keepAliveTimeoutMs, 72_000],
@@ -88,6 +89,7 @@ describe('loadConfig', () => {
       [{ DATABASE_MIGRATIONS_RUN: 'TRUE' }, (c: ReturnType<typeof loadConfig>) => c.database.migrationsRun, true],
       [{ HTTP_BODY_LIMIT_BYTES: '1024' }, (c: ReturnType<typeof loadConfig>) => c.http.bodyLimitBytes, 1024],
       [{ HTTP_MAX_URL_BYTES: '1024' }, (c: ReturnType<typeof loadConfig>) => c.http.maxUrlBytes, 1024],
+      [{ HTTP_MAX_RESPONSE_BYTES: '65536', PROJECT_MAX_RESPONSE_BYTES: '65536' }, (c: ReturnType<typeof loadConfig>) => c.http.projectMaxResponseBytes, 65_536],
       [{ HTTP_HEADERS_TIMEOUT_MS: '100', HTTP_REQUEST_TIMEOUT_MS: '100' }, (c: ReturnType<typeof loadConfig>) => [c.http.headersTimeoutMs, c.http.requestTimeoutMs], [100, 100]],
       [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '3600000' }, (c: ReturnType<typeof loadConfig>) => c.http.keepAliveTimeoutMs, 3_600_000],
       [{ HTTP_CORS_ORIGINS: ' https://a.example , https://b.example ,' }, (c: ReturnType<typeof loadConfig>) => c.http.corsOrigins, ['https://a.example', 'https://b.example']],
@@ -193,6 +195,8 @@ describe('loadConfig', () => {
       ['IMAGES_MAX_PIXELS', '0'],
       ['IMAGES_MAX_PIXELS', '100M'],
       ['HTTP_MAX_RESPONSE_BYTES', '1000000001'],
+      ['PROJECT_MAX_RESPONSE_BYTES', '1MiB'],
+      ['PROJECT_MAX_RESPONSE_BYTES', '8000000001'],
     ])('%s=%s → ConfigError naming it', (name, value) => {
       expect(configError({ [name]: value }).message).toContain(name);
     });
@@ -200,6 +204,14 @@ describe('loadConfig', () => {
     it('a project concurrency above the pool size → ConfigError naming both', () => {
       const message = configError({ DATABASE_POOL_SIZE: '4', DATABASE_PROJECT_CONCURRENCY: '5' }).message;
       expect(message).toContain('DATABASE_PROJECT_CONCURRENCY: must not be greater than DATABASE_POOL_SIZE');
+    });
+
+    it('a project response budget smaller than HTTP_MAX_RESPONSE_BYTES → ConfigError naming both and the value it must reach', () => {
+      expect(configError({ PROJECT_MAX_RESPONSE_BYTES: '67108863' }).message).toContain(
+        'PROJECT_MAX_RESPONSE_BYTES: must not be less than HTTP_MAX_RESPONSE_BYTES (67108864)',
+      );
+      expect(configError({ HTTP_MAX_RESPONSE_BYTES: '200000000' }).message).toContain('PROJECT_MAX_RESPONSE_BYTES');
+      expect(loadConfig({ HTTP_MAX_RESPONSE_BYTES: '200000000', PROJECT_MAX_RESPONSE_BYTES: '200000000' }).http.projectMaxResponseBytes).toBe(200_000_000);
     });
 
     it('a headers timeout longer than the request timeout → ConfigError naming both', () => {

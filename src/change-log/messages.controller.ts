@@ -1,7 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/access.decorator.js';
-import { ApiErrors, ErrorResponseDto } from '../common/error.dto.js';
+import { AnswerSent, type WhenSent } from '../common/answer-sent.js';
+import { ApiErrors, ApiListErrors, ErrorResponseDto } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { ProjectKey } from '../common/project-key.js';
 import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
@@ -40,9 +41,9 @@ export class MessagesController {
     description: 'Malformed `where` (InvalidInput, with line and column), `sort`, `limit`, `offset` or `withTotal` (InvalidField).',
     example: { statusCode: 400, message: BAD_MESSAGE_WHERE, errors: [{ code: 'InvalidInput', message: BAD_MESSAGE_WHERE }] },
   })
-  @ApiErrors()
-  queryMessages(@ProjectKey() projectKey: string, @Query() query: MessageQueryDto, @QueryVariables() variables: Variables): Promise<string> {
-    return this.messages.query(projectKey, query, variables);
+  @ApiListErrors()
+  queryMessages(@ProjectKey() projectKey: string, @Query() query: MessageQueryDto, @QueryVariables() variables: Variables, @AnswerSent() whenSent: WhenSent): Promise<string> {
+    return this.messages.query(projectKey, query, variables, whenSent);
   }
 
   @Get(':id')

@@ -18,7 +18,7 @@ import type { PredicatePlan, QueryPage } from '../query-language/predicate-query
 export class MessagesRepository {
   constructor(private readonly db: Database) {}
 
-  /** `maxBytes`: HTTP_MAX_RESPONSE_BYTES; past it the page's `results` are null (`boundedItems`). */
+  /** `maxBytes`: the bound of `ListAnswers` (at most HTTP_MAX_RESPONSE_BYTES); past it the page's `results` are null (`boundedItems`). */
   async findPage(projectKey: string, plan: PredicatePlan, maxBytes: number): Promise<QueryPage> {
     const filter = `m.project_key = $1 AND (${plan.where})`;
     const limit = `$${plan.values.length + 2}::integer`;

@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { httpConfig, type HttpConfig } from '../config/http.config.js';
+import { Injectable } from '@nestjs/common';
+import type { WhenSent } from '../common/answer-sent.js';
 import { DomainError } from '../common/domain-error.js';
+import { ListAnswers } from '../database/list-answers.js';
 import { MESSAGE_CATALOGUE } from '../query-language/message.catalogue.js';
 import { pageJson, predicatePlan } from '../query-language/predicate-query.js';
 import type { Variables } from '../query-language/where-sql.js';
@@ -12,14 +13,13 @@ import { MessagesRepository } from './messages.repository.js';
 export class MessagesService {
   constructor(
     private readonly messages: MessagesRepository,
-    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
+    private readonly answers: ListAnswers,
   ) {}
 
   /** The page `{limit, offset, count, total?, results}`: the same language, errors and paging as the resource query. */
-  async query(projectKey: string, query: MessageQueryDto, variables: Variables): Promise<string> {
+  async query(projectKey: string, query: MessageQueryDto, variables: Variables, whenSent: WhenSent): Promise<string> {
     const plan = predicatePlan(MESSAGE_CATALOGUE, query, variables, projectKey, MESSAGE_DEFAULT_SORT);
-    const max = this.http.maxResponseBytes;
-    return pageJson(plan, await this.messages.findPage(projectKey, plan, max), max);
+    return this.answers.build(projectKey, whenSent, async (max) => pageJson(plan, await this.messages.findPage(projectKey, plan, max), max));
   }
 
   /** `id` is a UUID: the route matches nothing else (`@ParamPatterns`). */

@@ -1,7 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/access.decorator.js';
-import { ApiErrors } from '../common/error.dto.js';
+import { AnswerSent, type WhenSent } from '../common/answer-sent.js';
+import { ApiErrors, ApiListErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { PageQueryDto } from '../common/page-query.dto.js';
 import { ProjectKey } from '../common/project-key.js';
@@ -37,9 +38,9 @@ export class VersionsController {
       '404 when the project holds no version of that id.',
   })
   @ApiResponse({ status: 200, type: ResourceVersionsPageDto })
-  @ApiErrors(400, 404)
-  listResourceVersions(@ProjectKey() projectKey: string, @Param('id') id: string, @Query() query: PageQueryDto): Promise<string> {
-    return this.versions.list(projectKey, id, query);
+  @ApiListErrors(400, 404)
+  listResourceVersions(@ProjectKey() projectKey: string, @Param('id') id: string, @Query() query: PageQueryDto, @AnswerSent() whenSent: WhenSent): Promise<string> {
+    return this.versions.list(projectKey, id, query, whenSent);
   }
 
   @Get(':id/versions/:version')

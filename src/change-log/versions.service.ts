@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { httpConfig, type HttpConfig } from '../config/http.config.js';
+import { Injectable } from '@nestjs/common';
+import type { WhenSent } from '../common/answer-sent.js';
 import { DomainError } from '../common/domain-error.js';
+import { ListAnswers } from '../database/list-answers.js';
 import type { PageQueryDto } from '../common/page-query.dto.js';
 import { pageJson } from '../query-language/predicate-query.js';
 import { VersionsRepository } from './versions.repository.js';
@@ -16,13 +17,16 @@ const MAX_VERSION = 2_147_483_647;
 export class VersionsService {
   constructor(
     private readonly versions: VersionsRepository,
-    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
+    private readonly answers: ListAnswers,
   ) {}
 
-  async list(projectKey: string, id: string, { limit, offset }: PageQueryDto): Promise<string> {
-    const page = await this.versions.findPage(projectKey, id, limit, offset);
-    if (page.total === 0) throw noHistory(id);
-    return pageJson({ limit, offset, withTotal: true }, page, this.http.maxResponseBytes);
+  /** A page of at most 500 small versions: never past the first bound of ListAnswers, so one statement. */
+  async list(projectKey: string, id: string, { limit, offset }: PageQueryDto, whenSent: WhenSent): Promise<string> {
+    return this.answers.build(projectKey, whenSent, async (max) => {
+      const page = await this.versions.findPage(projectKey, id, limit, offset);
+      if (page.total === 0) throw noHistory(id);
+      return pageJson({ limit, offset, withTotal: true }, page, max);
+    });
   }
 
   async get(projectKey: string, id: string, version: string): Promise<string> {

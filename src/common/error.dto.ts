@@ -49,3 +49,17 @@ export function ApiErrors(...statuses: number[]): MethodDecorator & ClassDecorat
     ),
   );
 }
+
+/** `ApiErrors` of a list route (query, search, messages, versions): its 503 also comes from the project's memory share. */
+export function ApiListErrors(...statuses: number[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiErrors(...statuses),
+    ApiResponse({
+      status: 503,
+      type: ErrorResponseDto,
+      description:
+        'The list answers this project builds and sends at once hold PROJECT_MAX_RESPONSE_BYTES together (default 128 MiB), and ' +
+        'not enough of it was free within 5 s; or the database is unreachable (ServiceUnavailable, with Retry-After).',
+    }),
+  );
+}

@@ -9,6 +9,11 @@ export interface HttpConfig {
   unauthenticatedMaxBodyBytes: number;
   /** Largest list answer built (query, search): its items past this → 400 InvalidInput. */
   maxResponseBytes: number;
+  /**
+   * The list answers one project builds and sends at once hold at most this together; a request past it
+   * waits for its turn (503 after 5 s). At least `maxResponseBytes`, so that the largest answer fits.
+   */
+  projectMaxResponseBytes: number;
   /** Longest request target (path and query, as sent) → 414; the request line and headers may take 16 KiB more. */
   maxUrlBytes: number;
   /** A request whose headers are not all received within this is cut (408): slowloris. */
@@ -40,6 +45,7 @@ export const httpConfig = configSection('http', (read): HttpConfig => {
     unauthenticatedMaxBodyBytes: read.int('HTTP_UNAUTHENTICATED_MAX_BODY_BYTES', 16_384, 0, 64 * 1_048_576),
     maxUrlBytes: read.int('HTTP_MAX_URL_BYTES', 65_536, 1024, 1_048_576),
     maxResponseBytes: read.int('HTTP_MAX_RESPONSE_BYTES', 64 * 1_048_576, 65_536, 1_000_000_000),
+    projectMaxResponseBytes: read.int('PROJECT_MAX_RESPONSE_BYTES', 128 * 1_048_576, 65_536, 8_000_000_000),
     headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 20_000, 100, 600_000),
     requestTimeoutMs: read.int('HTTP_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
     keepAliveTimeoutMs: read.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
@@ -53,6 +59,11 @@ export const httpConfig = configSection('http', (read): HttpConfig => {
   };
   if (http.headersTimeoutMs > http.requestTimeoutMs) {
     read.problems.push('HTTP_HEADERS_TIMEOUT_MS: must not be greater than HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');
+  }
+  if (http.projectMaxResponseBytes < http.maxResponseBytes) {
+    read.problems.push(
+      `PROJECT_MAX_RESPONSE_BYTES: must not be less than HTTP_MAX_RESPONSE_BYTES (${http.maxResponseBytes}): the largest list answer must fit in a project's share`,
+    );
   }
   const hostCheck = [http.apiDomain, http.apiRegions.length, http.apiCloudProviders.length];
   if (hostCheck.some(Boolean) && !hostCheck.every(Boolean)) {

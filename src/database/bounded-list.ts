@@ -1,11 +1,12 @@
 import { DomainError } from '../common/domain-error.js';
+import { ErrorCode } from '../common/error-code.js';
 
 /**
  * SQL of a list answer's items joined into one JSON array text that is never built past `max` bytes
- * (docs/rules.md#limits, `HTTP_MAX_RESPONSE_BYTES`). `rows` is a query with the columns `j` (one item's JSON
- * text) and `n` (its position). A running sum of the items' sizes marks those past the bound; only the
- * others are aggregated, so neither PostgreSQL nor this process ever holds more than `max` bytes of the
- * page. Answers `count` (the items of the page) and `results`: `[…]`, or NULL when the page is larger
+ * (the bound `ListAnswers` passes: at most `HTTP_MAX_RESPONSE_BYTES`, docs/rules.md#limits). `rows` is a query with the
+ * columns `j` (one item's JSON text) and `n` (its position). A running sum of the items' sizes marks
+ * those past the bound; only the others are aggregated, so neither PostgreSQL nor this process ever
+ * holds more than `max` bytes of the page. Answers `count` (the items of the page) and `results`: `[…]`, or NULL when the page is larger
  * than `max` (`tooLarge` is the error to answer then).
  */
 export function boundedItems(rows: string, max: string): string {
@@ -15,7 +16,20 @@ export function boundedItems(rows: string, max: string): string {
           FROM (SELECT x.j, x.n, sum(octet_length(x.j) + 1) OVER (ORDER BY x.n) > ${max} AS past FROM (${rows}) x) w`;
 }
 
-/** 400 InvalidInput: an answer (a page's items, by default) that would pass `maxBytes`, and what to ask instead. */
-export function tooLarge(maxBytes: number, remedy = 'ask for a smaller limit, and page through the results'): DomainError {
-  return DomainError.invalidInput(`The answer would be larger than ${maxBytes} bytes (HTTP_MAX_RESPONSE_BYTES): ${remedy}.`);
+/**
+ * 400 InvalidInput: an answer that would pass `maxBytes`, the bound it was built under. `ListAnswers`
+ * tells it from other errors: under its small first bound, it builds the answer again under the full one.
+ */
+export class AnswerTooLarge extends DomainError {
+  constructor(
+    readonly maxBytes: number,
+    remedy: string,
+  ) {
+    super([{ code: ErrorCode.InvalidInput, message: `The answer would be larger than ${maxBytes} bytes (HTTP_MAX_RESPONSE_BYTES): ${remedy}.` }]);
+  }
+}
+
+/** An answer (a page's items, by default) that would pass `maxBytes`, and what to ask instead. */
+export function tooLarge(maxBytes: number, remedy = 'ask for a smaller limit, and page through the results'): AnswerTooLarge {
+  return new AnswerTooLarge(maxBytes, remedy);
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { APPLICATION_NAME, poolOptions } from './data-source-options.js';
 import { databaseConfig, type DatabaseConfig } from './database.config.js';
 import { Database } from './database.js';
+import { ListAnswers } from './list-answers.js';
 import { type OpenedDatabase, openDataSource } from './open-data-source.js';
 import { ReadReplicas } from './read-replicas.js';
 
@@ -72,8 +73,9 @@ export class OpenedDatabaseInfo {
         return new Database(pool, true);
       },
     },
+    ListAnswers,
   ],
-  exports: [Database, DispatchDatabase, OpenedDatabaseInfo],
+  exports: [Database, DispatchDatabase, OpenedDatabaseInfo, ListAnswers],
 })
 export class DatabaseModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(

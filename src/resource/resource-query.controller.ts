@@ -1,7 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/access.decorator.js';
-import { ApiErrors, ErrorResponseDto } from '../common/error.dto.js';
+import { AnswerSent, type WhenSent } from '../common/answer-sent.js';
+import { ApiListErrors, ErrorResponseDto } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { ProjectKey } from '../common/project-key.js';
 import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
@@ -39,8 +40,13 @@ export class ResourceQueryController {
     description: 'Malformed `where` (InvalidInput, with line and column), `sort`, `expand`, `limit`, `offset` or `withTotal` (InvalidField).',
     example: { statusCode: 400, message: BAD_WHERE, errors: [{ code: 'InvalidInput', message: BAD_WHERE }] },
   })
-  @ApiErrors()
-  queryResourcesWithPredicates(@ProjectKey() projectKey: string, @Query() query: ResourceQueryDto, @QueryVariables() variables: Variables): Promise<string> {
-    return this.queries.query(projectKey, query, variables);
+  @ApiListErrors()
+  queryResourcesWithPredicates(
+    @ProjectKey() projectKey: string,
+    @Query() query: ResourceQueryDto,
+    @QueryVariables() variables: Variables,
+    @AnswerSent() whenSent: WhenSent,
+  ): Promise<string> {
+    return this.queries.query(projectKey, query, variables, whenSent);
   }
 }

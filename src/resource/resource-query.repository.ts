@@ -17,7 +17,7 @@ const SORT_COLUMNS = [...RESOURCE_CATALOGUE.sortFields.values()].map((f) => `r.$
 export class ResourceQueryRepository {
   constructor(private readonly db: Database) {}
 
-  /** `maxBytes`: HTTP_MAX_RESPONSE_BYTES; past it the page's `results` are null (`boundedItems`). */
+  /** `maxBytes`: the bound of `ListAnswers` (at most HTTP_MAX_RESPONSE_BYTES); past it the page's `results` are null (`boundedItems`). */
   async findPage(projectKey: string, plan: PredicatePlan, maxBytes: number): Promise<QueryPage> {
     const filter = `r.project_key = $1 AND (${plan.where})`;
     const limit = `$${plan.values.length + 2}::integer`;

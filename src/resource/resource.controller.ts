@@ -3,7 +3,8 @@ import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags, type ExamplesObj
 import type { FastifyReply } from 'fastify';
 import { RequireScope } from '../auth/access.decorator.js';
 import { RequestBody } from '../common/request-body.js';
-import { ApiErrors } from '../common/error.dto.js';
+import { AnswerSent, type WhenSent } from '../common/answer-sent.js';
+import { ApiErrors, ApiListErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { CurrentPrincipal, type Principal } from '../common/principal.js';
 import { ProjectKey } from '../common/project-key.js';
@@ -54,9 +55,14 @@ export class ResourceController {
   @JsonText()
   @ApiOperation({ summary: 'Queries resources', description: `Merges the arrays of the matching resources (first ${MERGE_LIMIT} by createdAt, id).` })
   @ApiResponse({ status: 200, type: ArrayTestTypeDto, headers: { 'X-Total-Count': { description: 'Number of matching resources.', schema: { type: 'integer' } } } })
-  @ApiErrors(400)
-  async queryResources(@ProjectKey() projectKey: string, @Query() query: GetResourcesQueryDto, @Res({ passthrough: true }) res: FastifyReply): Promise<string> {
-    const { json, total } = await this.resources.query(projectKey, query);
+  @ApiListErrors(400)
+  async queryResources(
+    @ProjectKey() projectKey: string,
+    @Query() query: GetResourcesQueryDto,
+    @AnswerSent() whenSent: WhenSent,
+    @Res({ passthrough: true }) res: FastifyReply,
+  ): Promise<string> {
+    const { json, total } = await this.resources.query(projectKey, query, whenSent);
     res.header('X-Total-Count', String(total));
     return json;
   }

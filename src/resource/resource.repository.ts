@@ -458,7 +458,7 @@ export class ResourceRepository {
 
   /**
    * The merged ArrayTestType of GET /resource and the number of matches (docs/api-guide.md#query). `json` is null
-   * when the merge is longer than `maxBytes` (HTTP_MAX_RESPONSE_BYTES, docs/rules.md#limits): PostgreSQL then
+   * when the merge is longer than `maxBytes` (the bound of `ListAnswers`): PostgreSQL then
    * keeps it, and this process never receives it.
    */
   async merge(projectKey: string, filter: SqlCondition, maxBytes: number): Promise<{ json: string | null; total: number }> {

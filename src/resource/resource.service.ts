@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import type { WhenSent } from '../common/answer-sent.js';
 import { DomainError } from '../common/domain-error.js';
-import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { tooLarge } from '../database/bounded-list.js';
+import { ListAnswers } from '../database/list-answers.js';
 import type { Principal } from '../common/principal.js';
 import { toJsonText } from '../common/lossless-json.js';
 import { ResourceRepository, type UpsertInput, type WrittenResource } from './resource.repository.js';
@@ -17,7 +18,7 @@ import { reduceActions } from './update-actions.js';
 export class ResourceService {
   constructor(
     private readonly resources: ResourceRepository,
-    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
+    private readonly answers: ListAnswers,
   ) {}
 
   async getById(projectKey: string, id: string): Promise<string> {
@@ -29,12 +30,17 @@ export class ResourceService {
     return json ?? notFoundByKey(key);
   }
 
-  /** GET /resource: the merge and the match count; 400 past HTTP_MAX_RESPONSE_BYTES (docs/rules.md#limits). */
-  async query(projectKey: string, query: GetResourcesQueryDto): Promise<{ json: string; total: number }> {
-    const max = this.http.maxResponseBytes;
-    const { json, total } = await this.resources.merge(projectKey, buildResourceFilter(query, projectKey, 2), max);
-    if (json === null) throw tooLarge(max, 'narrow the filter so that fewer resources are merged');
-    return { json, total };
+  /**
+   * GET /resource: the merge and the match count; 400 past HTTP_MAX_RESPONSE_BYTES (docs/rules.md#limits). Built within the
+   * project's share of memory until the answer has been sent (ListAnswers).
+   */
+  async query(projectKey: string, query: GetResourcesQueryDto, whenSent: WhenSent): Promise<{ json: string; total: number }> {
+    const filter = buildResourceFilter(query, projectKey, 2);
+    return this.answers.build(projectKey, whenSent, async (max) => {
+      const { json, total } = await this.resources.merge(projectKey, filter, max);
+      if (json === null) throw tooLarge(max, 'narrow the filter so that fewer resources are merged');
+      return { json, total };
+    });
   }
 
   async assertAnyMatches(projectKey: string, query: HeadResourcesQueryDto): Promise<void> {

@@ -1,7 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/access.decorator.js';
-import { ApiErrors } from '../common/error.dto.js';
+import { AnswerSent, type WhenSent } from '../common/answer-sent.js';
+import { ApiListErrors } from '../common/error.dto.js';
 import { JsonText } from '../common/json-text.js';
 import { ProjectKey } from '../common/project-key.js';
 import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
@@ -41,8 +42,8 @@ export class SearchController {
     description: 'Any parameter named like `text.[a-z]{2}(-[A-Z]{2})?` (text.en, text.de-DE, …): at most 1000 characters, 1–20 words. Repeatable.',
   })
   @ApiResponse({ status: 200, type: SearchResponseDto })
-  @ApiErrors(400)
-  searchResources(@ProjectKey() projectKey: string, @Query() query: SearchQueryDto, @Query() raw: RawQuery): Promise<string> {
-    return this.search.search(projectKey, query, raw);
+  @ApiListErrors(400)
+  searchResources(@ProjectKey() projectKey: string, @Query() query: SearchQueryDto, @Query() raw: RawQuery, @AnswerSent() whenSent: WhenSent): Promise<string> {
+    return this.search.search(projectKey, query, raw, whenSent);
   }
 }

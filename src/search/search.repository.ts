@@ -31,7 +31,7 @@ export interface SearchPlan {
   sort: Array<{ field: SortField; descending: boolean }>;
   limit: number;
   offset: number;
-  /** The most bytes the page's results may take (HTTP_MAX_RESPONSE_BYTES). */
+  /** The most bytes the page's results may take (the bound of `ListAnswers`, at most HTTP_MAX_RESPONSE_BYTES). */
   maxBytes: number;
 }
 

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { WhenSent } from '../common/answer-sent.js';
 import { searchConfig, type SearchConfig } from './search.config.js';
-import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { tooLarge } from '../database/bounded-list.js';
+import { ListAnswers } from '../database/list-answers.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import type { RawQuery } from '../common/query-params.js';
@@ -68,12 +69,13 @@ export class SearchService {
   constructor(
     private readonly repository: SearchRepository,
     @Inject(searchConfig.KEY) config: SearchConfig,
-    @Inject(httpConfig.KEY) private readonly http: HttpConfig,
+    private readonly answers: ListAnswers,
   ) {
     this.indexed = new Set(config.configs);
   }
 
-  async search(projectKey: string, query: SearchQueryDto, raw: RawQuery): Promise<string> {
+  /** The answer is built within the project's share of memory until it has been sent (ListAnswers). */
+  async search(projectKey: string, query: SearchQueryDto, raw: RawQuery, whenSent: WhenSent): Promise<string> {
     const texts = readTexts(raw, this.indexed);
     if (query.fuzzyLevel !== undefined) {
       for (const t of texts) {
@@ -84,7 +86,7 @@ export class SearchService {
       }
     }
     const facets = parseAll('facet', query.facet, parseFacet);
-    const plan: SearchPlan = {
+    const plan: Omit<SearchPlan, 'maxBytes'> = {
       staged: query.staged ?? false,
       texts: await this.textConditions(projectKey, texts, query.fuzzy === true, query.fuzzyLevel),
       queryFilters: parseAll<FilterExpression>('filter.query', query['filter.query'], parseFilter),
@@ -94,11 +96,12 @@ export class SearchService {
       sort: parseSort(query.sort, texts.length > 0),
       limit: query.limit ?? SEARCH_LIMITS.defaultLimit,
       offset: query.offset ?? 0,
-      maxBytes: this.http.maxResponseBytes,
     };
-    const answer = await this.repository.search(projectKey, plan);
-    if (answer === null) throw tooLarge(this.http.maxResponseBytes);
-    return answer;
+    return this.answers.build(projectKey, whenSent, async (maxBytes) => {
+      const answer = await this.repository.search(projectKey, { ...plan, maxBytes });
+      if (answer === null) throw tooLarge(maxBytes);
+      return answer;
+    });
   }
 
   /** Each word with its alternatives: itself, plus (fuzzy) the project's words within its distance. */
