@@ -62,7 +62,7 @@ async function parseJson(req) {
 }
 
 async function getById(res, projectKey, id) {
-  const row = UUID.test(id) ? await one(SQL.byId, [id, projectKey]) : undefined;
+  const row = UUID.test(id) ? await one(SQL.byId, SQL.byId.values({ id, projectKey })) : undefined;
   if (row) send(res, 200, row.json);
   else error(res, 404, 'ResourceNotFound', `The resource with ID '${id}' was not found.`);
 }
@@ -73,19 +73,19 @@ async function create(req, res, projectKey) {
     return error(res, 400, 'RequiredField', 'objectTypeProperty: a value is required.');
   }
   const key = body.key ?? null;
-  const row = await one(SQL.upsert, [
-    randomUUID(),
+  const row = await one(SQL.upsert, SQL.upsert.values({
+    id: randomUUID(),
     projectKey,
     key,
-    MODIFIER,
-    body.publish ?? true,
-    JSON.stringify(body.objectTypeProperty),
-    body.version ?? null,
-    null,
-    body.publish !== undefined,
-  ]);
+    by: MODIFIER,
+    publish: body.publish ?? true,
+    document: JSON.stringify(body.objectTypeProperty),
+    expected: body.version ?? null,
+    owner: null,
+    publishGiven: body.publish !== undefined,
+  }));
   if (row) return send(res, 201, row.json, { location: `/${projectKey}/resource/${row.id}` });
-  const state = key === null ? undefined : await one(SQL.stateByKey, [projectKey, key]);
+  const state = key === null ? undefined : await one(SQL.stateByKey, SQL.stateByKey.values({ projectKey, key }));
   if (!state) return error(res, 404, 'ResourceNotFound', 'The resource was not found.');
   error(res, 409, 'ConcurrentModification', `Object version mismatch. The current version is ${state.version}.`, { currentVersion: state.version });
 }
@@ -110,19 +110,19 @@ async function update(req, res, projectKey, id) {
     someProperty = action.someProperty;
   }
   if (someProperty !== undefined) {
-    const row = await one(SQL.update, [
-      id, projectKey, body.version, MODIFIER,
-      true, someProperty,
-      false, null,
-      false, null,
-      false, null,
-      null,
-      false,
-      messages.length, JSON.stringify(messages),
-    ]);
+    const row = await one(SQL.update, SQL.update.values({
+      id, projectKey, expected: body.version, by: MODIFIER,
+      someSet: true, some: someProperty,
+      secondSet: false, second: null,
+      keySet: false, key: null,
+      documentSet: false, document: null,
+      published: null,
+      publishImages: false,
+      count: messages.length, messages: JSON.stringify(messages),
+    }));
     if (row) return send(res, 200, row.json);
   }
-  const state = await one(SQL.stateById, [id, projectKey]);
+  const state = await one(SQL.stateById, SQL.stateById.values({ id, projectKey }));
   if (!state) return error(res, 404, 'ResourceNotFound', `The resource with ID '${id}' was not found.`);
   if (state.version !== body.version) {
     return error(res, 409, 'ConcurrentModification', `Object version mismatch. The current version is ${state.version}.`, { currentVersion: state.version });

@@ -9,7 +9,7 @@
 //            (search index), project `bench-bulk-copy` (no message, no version: COPY writes the rows alone);
 //   export   streams the imported project back (GET …/export, read as fast as it comes): resources/s and the
 //            service's peak RSS.
-// Goals (the bulk issue): import ≥ 0.5 of copy; export ≥ 50,000 resources/s.
+// Targets: import ≥ 0.5 of copy; export ≥ 50,000 resources/s.
 import { spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';

@@ -11,7 +11,7 @@
 //   messages-page   GET /messages?limit=20&offset=<random up to 1,000>   (default order, withTotal=false)
 //   versions        GET /resource/<random id>/versions
 //   version         GET /resource/<random id>/versions/<random version>
-// Target: every p95 < 25 ms on PostgreSQL (the change-log issue).
+// Target: every p95 < 25 ms on PostgreSQL.
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { fetchToken, startService } from './service.mjs';

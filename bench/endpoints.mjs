@@ -1,7 +1,7 @@
 // The endpoint scenarios of `npm run bench` after the hot paths of run.mjs: query predicates
-// (bench/query.mjs), search (bench/search.mjs), the change log (bench/change-log.mjs), image uploads (bench/images.mjs), bulk export and import (bench/bulk.mjs) and subscriptions (bench/subscriptions.mjs). Each runs against
+// (bench/query.mjs), search (bench/search.mjs), the change log (bench/change-log.mjs), image uploads (bench/images.mjs), bulk export and import (bench/bulk.mjs), subscriptions (bench/subscriptions.mjs), live changes (bench/live.mjs), API extensions (bench/extensions.mjs) and GraphQL against REST (bench/graphql.mjs). Each runs against
 // a fresh database on a PostgreSQL server (BENCH_PG_ADMIN_URL, default the local one at 127.0.0.1:5432)
-// that this script creates and drops; BENCH_ENDPOINTS=query,search,change-log,images,bulk,subscriptions picks scenarios.
+// that this script creates and drops; BENCH_ENDPOINTS=query,search,change-log,images,bulk,subscriptions,live,extensions,graphql picks scenarios.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,7 @@ import pg from 'pg';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const SCRIPTS = (process.env.BENCH_ENDPOINTS ?? 'query,search,change-log,images,bulk,subscriptions').split(',').map((s) => s.trim()).filter(Boolean);
+const SCRIPTS = (process.env.BENCH_ENDPOINTS ?? 'query,search,change-log,images,bulk,subscriptions,live,extensions,graphql').split(',').map((s) => s.trim()).filter(Boolean);
 
 async function admin(sql) {
   const client = new pg.Client({ connectionString: ADMIN_URL });

@@ -31,7 +31,7 @@ pool.on('error', (error) => process.stderr.write(`framework-floor: idle client e
 async function resourceJson(projectKey, id) {
   if (!UUID.test(id)) return undefined;
   const { byId } = RESOURCE_SQL;
-  return (await pool.query({ name: byId.name, text: byId.text, values: [id, projectKey] })).rows[0]?.json;
+  return (await pool.query({ name: byId.name, text: byId.text, values: byId.values({ id, projectKey }) })).rows[0]?.json;
 }
 
 const notFound = (id) => `{"statusCode":404,"message":"The resource with ID '${id}' was not found.","errors":[{"code":"ResourceNotFound"}]}`;

@@ -13,6 +13,10 @@
 //      IMAGES_BENCH_CONNECTIONS concurrent uploads (default 8): requests/s, MB/s, latency p50/p95/p99.
 //      Every request sends different bytes (a nonce in a tEXt chunk), so each is stored, not deduplicated;
 //      each connection rotates over 25 resources, so a resource collects a realistic number of images.
+//   3. on PostgreSQL, the baseline of the same run: PostgreSQL's own insert of the same bytes, from a plain
+//      `pg` client with as many connections, into a scratch table whose `bytea` column is stored as
+//      `image_blob`'s is (EXTERNAL: not compressed), for the same time; each upload's line shows its ratio to
+//      it (goal for 5 MB: ≥ 0.8). The baseline runs after the service's uploads of the same size.
 // The server reads and stores at most IMAGES_UPLOAD_CONCURRENCY (default 4) uploads at once; the others
 // wait in the network buffers. The bound checked: peak − idle ≤ IMAGES_UPLOAD_CONCURRENCY × 6 × 5 MB
 // (a body, the pg message that carries it, and transient copies), the same at 20 and 40 concurrent, plus
@@ -29,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32, deflateSync } from 'node:zlib';
 import { Agent, request } from 'node:http';
+import pg from 'pg';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -202,21 +207,57 @@ async function throughput(base, token, skus, template, label) {
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
+  return rates(label, latencies, (performance.now() - started) / 1000, template.size, { failures });
+}
+
+/** A throughput run's figures (logged): requests/s, MB/s and latency percentiles of `latencies` (ms). */
+function rates(label, latencies, seconds, size, extra = {}) {
   latencies.sort((a, b) => a - b);
   const result = {
     scenario: label,
     connections: CONNECTIONS,
     requests: latencies.length,
     reqPerSec: +(latencies.length / seconds).toFixed(1),
-    mbPerSec: +((latencies.length * template.size) / MB / seconds).toFixed(1),
+    mbPerSec: +((latencies.length * size) / MB / seconds).toFixed(1),
     p50ms: +percentile(latencies, 50).toFixed(1),
     p95ms: +percentile(latencies, 95).toFixed(1),
     p99ms: +percentile(latencies, 99).toFixed(1),
-    failures,
+    ...extra,
   };
   log(JSON.stringify(result));
   return result;
+}
+
+/**
+ * PostgreSQL's own insert of the same bytes: CONNECTIONS plain clients, each inserting `template.next()` into
+ * a scratch table (a `bytea` column stored EXTERNAL, as `image_blob`'s) in a loop for DURATION_S seconds.
+ */
+async function plainInsert(template, label) {
+  const pool = new pg.Pool({ connectionString: DATABASE_URL, max: CONNECTIONS });
+  const table = `bench_plain_blob_${randomBytes(4).toString('hex')}`;
+  try {
+    await pool.query(`CREATE TABLE ${table} (id bigserial PRIMARY KEY, data bytea NOT NULL)`);
+    await pool.query(`ALTER TABLE ${table} ALTER COLUMN data SET STORAGE EXTERNAL`);
+    const insert = (bytes) => pool.query(`INSERT INTO ${table} (data) VALUES ($1)`, [bytes]);
+    await Promise.all(Array.from({ length: CONNECTIONS }, () => insert(template.next())));
+    const latencies = [];
+    const stopAt = performance.now() + DURATION_S * 1000;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (performance.now() < stopAt) {
+          const bytes = template.next();
+          const begun = performance.now();
+          await insert(bytes);
+          latencies.push(performance.now() - begun);
+        }
+      }),
+    );
+    return rates(label, latencies, (performance.now() - started) / 1000, template.size);
+  } finally {
+    await pool.query(`DROP TABLE IF EXISTS ${table}`).catch(() => {});
+    await pool.end();
+  }
 }
 
 async function memory(base, token, skus, template, pid, concurrent) {
@@ -294,10 +335,18 @@ async function main() {
     await upload(service.url, token, skus[0], large.next());
     const at20 = await memory(service.url, token, skus, large, service.child.pid, 20);
     const at40 = await memory(service.url, token, skus, large, service.child.pid, 40);
-    const results = [];
-    results.push(await throughput(service.url, token, skus, small, 'upload 100 KB PNG'));
-    results.push(await throughput(service.url, token, skus, large, 'upload 5 MB PNG'));
-    results.push(at20, at40);
+    const uploads = [];
+    for (const [template, size] of [[small, '100 KB'], [large, '5 MB']]) {
+      const uploaded = await throughput(service.url, token, skus, template, `upload ${size} PNG`);
+      if (DATABASE_URL) {
+        const plain = await plainInsert(template, `plain bytea insert ${size}`);
+        uploaded.ratioToPlain = +(uploaded.mbPerSec / plain.mbPerSec).toFixed(2);
+        uploads.push(uploaded, plain);
+      } else {
+        uploads.push(uploaded);
+      }
+    }
+    const results = [...uploads, at20, at40];
     const young = 2 * Math.max(0, semiSpaceMb() - 16);
     const bound = UPLOAD_CONCURRENCY * 6 * 5 + young;
     const verdict = {
@@ -306,9 +355,10 @@ async function main() {
       note: `peak − idle RSS must stay ≤ IMAGES_UPLOAD_CONCURRENCY (${UPLOAD_CONCURRENCY}) × 6 × 5 MB + ${young} MB (the young generation beyond V8's default) at 20 and at 40 concurrent uploads`,
     };
     console.log(JSON.stringify({ database: DATABASE_URL ? 'postgres' : 'embedded', results, memoryBound: verdict }, null, 2));
-    console.log('\nscenario                                   req/s     MB/s   p50 ms   p95 ms   p99 ms');
-    for (const r of results.slice(0, 2)) {
-      console.log(`${r.scenario.padEnd(40)} ${String(r.reqPerSec).padStart(7)} ${String(r.mbPerSec).padStart(8)} ${String(r.p50ms).padStart(8)} ${String(r.p95ms).padStart(8)} ${String(r.p99ms).padStart(8)}`);
+    console.log('\nscenario                                   req/s     MB/s   p50 ms   p95 ms   p99 ms   ratio');
+    for (const r of uploads) {
+      const ratio = r.ratioToPlain === undefined ? '' : `${r.ratioToPlain}`.padStart(7);
+      console.log(`${r.scenario.padEnd(40)} ${String(r.reqPerSec).padStart(7)} ${String(r.mbPerSec).padStart(8)} ${String(r.p50ms).padStart(8)} ${String(r.p95ms).padStart(8)} ${String(r.p99ms).padStart(8)} ${ratio}`);
     }
     for (const r of [at20, at40]) console.log(`${r.scenario}: RSS idle ${r.idleRssMb} MB, peak ${r.peakRssMb} MB (+${r.growthMb} MB)`);
     console.log(`memory bound ${bound} MB: ${verdict.within ? 'kept' : 'EXCEEDED'}`);

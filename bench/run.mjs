@@ -58,15 +58,15 @@ const POOL_SIZE = 10;
 const CLIENT_ID = 'bench-client';
 const CLIENT_SECRET = 'bench-secret-0123456789';
 
-// The design-card stack issue's targets (class-validator DTOs and Passport on every request).
+// The targets with class-validator DTOs and Passport on every request.
 const TARGETS = {
   get: { min: 0.75 },
   create: { min: 0.55 },
   update: { min: 0.65 },
-  // Against the plain baseline: the same SQL on a database without the search trigger (issue: writes).
+  // Against the plain baseline: the same SQL on a database without the search trigger.
   createPlain: { min: 0.5 },
   updatePlain: { min: 0.5 },
-  // The service's peak RSS under load; embedded, PGlite runs in the server process (issue: writes, goals 2 and 5).
+  // The service's peak RSS under load; embedded, PGlite runs in the server process.
   rssMb: { postgres: 250, embedded: 350 },
   embeddedReadyMs: { max: 2000 },
 };

@@ -1,4 +1,4 @@
-// Scale benchmark (performance issue, goal 6: cost as the work grows): GET, create, update, query and
+// Scale benchmark (cost as the work grows): GET, create, update, query and
 // search at 10,000, 100,000 and 1,000,000 resources, and the storage per resource.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:scale

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -169,4 +170,34 @@ export async function fetchToken(url, { id, secret }) {
   });
   if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`);
   return (await res.json()).access_token;
+}
+
+/** The number ≥ 0 that the environment variable `name` holds, `fallback` when it is unset. */
+export function envNumber(name, fallback) {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name}: expected a number ≥ 0, got '${process.env[name]}'`);
+  return value;
+}
+
+/**
+ * The database a bench runs on: DATABASE_URL when set, else a fresh one named `<prefix>_<time>` on
+ * BENCH_PG_ADMIN_URL (default the local PostgreSQL); `drop()` removes a database made here (and nothing else).
+ */
+export async function benchDatabase(prefix, log = (text) => process.stderr.write(`${text}\n`)) {
+  const adminUrl = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const admin = async (sql) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, drop: async () => {} };
+  const name = `${prefix}_${Date.now()}`;
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((error) => log(`could not drop ${name}: ${error.message}`)) };
 }

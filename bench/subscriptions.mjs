@@ -6,7 +6,7 @@
 // postgres://postgres@127.0.0.1:5432/postgres) and drops it at the end. It starts `node $SERVICE_DIST/src/main.js`
 // (its migrations run at start-up; the dispatcher's settings are the defaults, or any SUBSCRIPTION_* variable
 // set in this script's environment), project `bench-subs`, webhooks to node:http receivers on 127.0.0.1, and
-// measures three things (the subscriptions issue's goals in parentheses):
+// measures three things (the targets in parentheses):
 //
 //   1. latency     one subscription with `changes`; creates paced by a timer at SUBS_BENCH_RATE (200) writes/s
 //                  for SUBS_BENCH_SECONDS (20); per write, the time from its HTTP response at the client to

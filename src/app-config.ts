@@ -11,6 +11,8 @@ import { logLevelConfig, metricsConfig } from './observability/observability.con
 import { outboundConfig } from './outbound/outbound.config.js';
 import { searchConfig } from './search/search.config.js';
 import { subscriptionsConfig } from './subscriptions/subscriptions.config.js';
+import { extensionsConfig } from './extensions/extensions.config.js';
+import { liveConfig } from './live/live.config.js';
 
 /**
  * The service's configuration: each module's own section (its `*.config.ts` reads and validates its
@@ -28,6 +30,8 @@ const SECTIONS = {
   search: searchConfig,
   changeLog: changeLogConfig,
   subscriptions: subscriptionsConfig,
+  extensions: extensionsConfig,
+  live: liveConfig,
   outbound: outboundConfig,
   logLevel: logLevelConfig,
 };

@@ -15,6 +15,8 @@ import { ComplexPathModule } from './complex-path/complex-path.module.js';
 import { ChangeLogModule } from './change-log/change-log.module.js';
 import { MetricsModule } from './observability/metrics.module.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
+import { LiveModule } from './live/live.module.js';
+import { GraphqlModule } from './graphql/graphql.module.js';
 
 @Module({})
 export class AppModule {
@@ -33,6 +35,8 @@ export class AppModule {
         ComplexPathModule,
         ChangeLogModule,
         SubscriptionsModule,
+        LiveModule,
+        GraphqlModule,
         MetricsModule.forRoot(config.metrics),
       ],
       providers: [

@@ -5,11 +5,12 @@ import { registerBodyParsers } from './common/body-parsers.js';
 import { sendErrorEnvelope } from './common/error-envelope.filter.js';
 import { DomainError } from './common/domain-error.js';
 import { ErrorCode } from './common/error-code.js';
-import { httpServerOptions, requestTargetLimit } from './common/http-limits.js';
+import { closeSilentConnectionsOnClose, httpServerOptions, requestTargetLimit } from './common/http-limits.js';
 import { answerBeforeRouting, configureObservability, observabilityServerOptions } from './observability/observability.js';
 import { setupOpenApi } from './openapi/openapi-setup.js';
 import { OAuthService } from './auth/oauth.service.js';
 import { RequestAuthenticator } from './auth/request-authenticator.js';
+import { addLiveStreamConstraint } from './live/live-stream-constraint.js';
 import type { Logger } from 'pino';
 
 /**
@@ -40,7 +41,10 @@ export function createHttpAdapter(config: AppConfig, logger?: Logger): FastifyAd
  */
 export function configureApp(app: NestFastifyApplication, config: AppConfig): void {
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  // Before the routes are registered (app.init): GET /{projectKey}/messages streams or pages by Accept.
+  addLiveStreamConstraint(fastify);
   configureObservability(app, config);
+  closeSilentConnectionsOnClose(fastify);
   // After the request id's hook, so a 414 carries X-Request-Id like every other answer.
   fastify.addHook('onRequest', requestTargetLimit(config.http.maxUrlBytes));
   // The token endpoints' per-address limit, before their bodies are read.

@@ -11,8 +11,8 @@ const IDLE_SWEEP_MS = 100;
 /**
  * Graceful stop on SIGTERM and SIGINT (docs/operations.md#shutdown). `app.close()` runs Nest's sequence:
  * new requests on open connections answer 503 (`return503OnClosing`), the images worker finishes its
- * job, the listening socket closes (new connections are refused) and idle keep-alive connections with
- * it, the in-flight requests finish, then the pool closes and the embedded database stops (releasing
+ * job, the listening socket closes (new connections are refused) and idle keep-alive connections and
+ * connections that have sent nothing with it, the in-flight requests finish, then the pool closes and the embedded database stops (releasing
  * DATA_DIR/server.lock). The process then exits 0.
  *
  * `timeoutMs` bounds the wait for in-flight requests: past it their connections are cut, the close

@@ -11,7 +11,7 @@ import { insufficientScope } from './auth.errors.js';
 import { authConfig, type AuthConfig } from './auth.config.js';
 import { type ClientScopes, invalidClientScope, invalidCustomerScope, lackingScopes, splitScopes } from './scopes.js';
 
-export interface NewClient {
+interface NewClient {
   id?: string;
   name: string;
   scope: string;
@@ -26,7 +26,7 @@ export const OPERATOR = 'operator';
  * Who creates or deletes a client: an API client, which may grant only what it holds itself (the
  * bootstrap client excepted), or the operator, which may grant any scope of the project.
  */
-export type ClientManager = Principal | typeof OPERATOR;
+type ClientManager = Principal | typeof OPERATOR;
 
 /**
  * A validated draft as a new client: its scopes must all be of `projectKey`, and a customer-bound

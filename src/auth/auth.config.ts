@@ -2,7 +2,7 @@ import { configSection } from '../config/env-reader.js';
 import { PROJECT_KEY_PATTERN } from '../common/project-key.js';
 import { type EncryptionKey, parseEncryptionKey } from './key-encryption.js';
 
-export interface BootstrapClientConfig {
+interface BootstrapClientConfig {
   projectKey: string;
   clientId: string;
   clientSecret: string;

@@ -38,7 +38,7 @@ export function rateLimited(waitSeconds: number): DomainError {
   });
 }
 
-export type OAuthCode = ErrorCode.InvalidClient | ErrorCode.InvalidRequest | ErrorCode.InvalidScope | ErrorCode.UnsupportedGrantType;
+type OAuthCode = ErrorCode.InvalidClient | ErrorCode.InvalidRequest | ErrorCode.InvalidScope | ErrorCode.UnsupportedGrantType;
 
 /** An RFC 6749, section 5.2 error of the token and introspection endpoints; `basic`: challenge for HTTP Basic. */
 export function oauthError(code: OAuthCode, description: string, basic = false): DomainError {

@@ -8,7 +8,7 @@ import { validateBody } from '../common/validation/validation.pipe.js';
 import { SCOPE_NAMES } from './scopes.js';
 import { authConfig, type AuthConfig } from './auth.config.js';
 
-export const DEMO_PROJECT_KEY = 'demo';
+const DEMO_PROJECT_KEY = 'demo';
 
 /**
  * At start-up: creates the bootstrap client of BOOTSTRAP_* when absent; with none configured, on an

@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { JwtPayload } from 'jsonwebtoken';
 import { ExtractJwt, type SecretOrKeyProvider, Strategy } from 'passport-jwt';
+import type { FastifyRequest } from 'fastify';
+import { routeDeclaration } from '../common/route-config.js';
+import { queryAccessToken } from './request-authenticator.js';
 import { ACCEPTED_ALGORITHMS, CLOCK_TOLERANCE_SECONDS, JwtVerifier, type VerifiedToken } from './jwt-verifier.js';
 
 /**
@@ -12,7 +15,11 @@ import { ACCEPTED_ALGORITHMS, CLOCK_TOLERANCE_SECONDS, JwtVerifier, type Verifie
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(private readonly verifier: JwtVerifier) {
     super({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      // The query's `access_token` only where the route declares it (`queryToken`; checked by the authenticator).
+      jwtFromRequest: ExtractJwt.fromExtractors([
+        ExtractJwt.fromAuthHeaderAsBearerToken(),
+        (request: FastifyRequest) => (routeDeclaration(request).queryToken && !request.headers.authorization ? (queryAccessToken(request) ?? null) : null),
+      ]),
       // jsonwebtoken verifies with a KeyObject too; the typings name only string and Buffer.
       secretOrKeyProvider: verifier.keyProvider as SecretOrKeyProvider,
       algorithms: ACCEPTED_ALGORITHMS,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import passport from 'passport';
-import { bearerToken } from '../common/bearer-token.js';
+import { BEARER_TOKEN, bearerToken } from '../common/bearer-token.js';
 import { DomainError } from '../common/domain-error.js';
 import { pathOf } from '../common/error-envelope.filter.js';
 import { routeDeclaration, type RouteDeclaration } from '../common/route-config.js';
@@ -45,7 +45,8 @@ export class RequestAuthenticator {
   }
 
   /** The checks in their order; sets `request.user` on a route that needs a token. */
-  async admit(request: Request, { access, patterns }: RouteDeclaration): Promise<void> {
+  async admit(request: Request, declaration: RouteDeclaration): Promise<void> {
+    const { access, patterns } = declaration;
     const params = (request.params ?? {}) as Record<string, string>;
     if (patterns && Object.entries(patterns).some(([name, pattern]) => !pattern.test(String(params[name])))) {
       throw DomainError.notFound(`No route matches ${request.method} ${pathOf(request.url)}.`);
@@ -53,7 +54,7 @@ export class RequestAuthenticator {
     if (!access) throw insufficientScope('This route declares no access rule.');
     if (access.public || request.user) return;
     try {
-      request.user = await this.verify(request);
+      request.user = await this.verify(request, declaration.queryToken === true);
     } catch (error) {
       const wait = this.strangers.take(request.ip);
       throw wait === undefined ? error : rateLimited(wait);
@@ -64,10 +65,11 @@ export class RequestAuthenticator {
     });
   }
 
-  private async verify(request: Request): Promise<VerifiedToken> {
+  private async verify(request: Request, queryToken: boolean): Promise<VerifiedToken> {
     const header = request.headers.authorization;
-    if (!header) throw invalidToken('An access token is required (Authorization: Bearer <token>).');
-    const token = bearerToken(header);
+    const inQuery = queryToken && !header ? queryAccessToken(request) : undefined;
+    if (!header && inQuery === undefined) throw invalidToken('An access token is required (Authorization: Bearer <token>).');
+    const token = inQuery ?? bearerToken(header!);
     if (token === undefined) throw invalidToken('The Authorization header must be "Bearer <token>".');
     if (token.length > MAX_TOKEN_LENGTH) throw invalidToken('The access token is too long.');
     const known = this.tokens.cached(token);
@@ -76,6 +78,17 @@ export class RequestAuthenticator {
     this.tokens.remember(token, verified);
     return verified;
   }
+}
+
+/**
+ * The `access_token` query parameter (RFC 6750, section 2.3), on the routes that declare `queryToken`: given
+ * once, as a b64token, or the request is refused like a malformed header.
+ */
+export function queryAccessToken(request: FastifyRequest): string | undefined {
+  const value = (request.query as Record<string, unknown> | undefined)?.access_token;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !BEARER_TOKEN.test(value)) throw invalidToken('The access_token parameter must be one bearer token.');
+  return value;
 }
 
 /** Passport's JWT strategy (jwt.strategy.ts) on the request's headers: the verified token, or 401 saying why. */

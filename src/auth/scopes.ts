@@ -12,6 +12,7 @@ export const SCOPE_NAMES = [
   'view_audit_log',
   'manage_subscriptions',
   'view_subscriptions',
+  'manage_extensions',
 ] as const;
 export type ScopeName = (typeof SCOPE_NAMES)[number];
 export const CUSTOMER_SCOPE = 'customer_id_test';
@@ -24,7 +25,7 @@ export interface AccessRule {
   customerBound?: ScopeName;
 }
 
-export interface Grant {
+interface Grant {
   /** The caller may act only on what its customer created. */
   customerOnly: boolean;
 }

@@ -4,7 +4,7 @@ import { authConfig, type AuthConfig } from './auth.config.js';
 import { Database } from '../database/database.js';
 import { decryptPem, encryptedWith, encryptPem } from './key-encryption.js';
 
-export interface SigningKey {
+interface SigningKey {
   kid: string;
   privateKey: KeyObject;
   publicKey: KeyObject;

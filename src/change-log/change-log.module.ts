@@ -16,5 +16,6 @@ import { VersionsService } from './versions.service.js';
 @Module({
   controllers: [MessagesController, VersionsController],
   providers: [MessagesService, MessagesRepository, VersionsService, VersionsRepository, RetentionRepository, RetentionWorker],
+  exports: [MessagesService, VersionsService],
 })
 export class ChangeLogModule {}

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayTestTypeDto } from '../common/array-test-type.dto.js';
-import { MESSAGE_CATALOGUE } from '../query-language/message.catalogue.js';
+import { MESSAGE_CATALOGUE, MESSAGE_TYPES, type MessageType } from '../query-language/message.catalogue.js';
 import { PredicateQueryDto } from '../query-language/predicate-query.dto.js';
 import type { SortItem } from '../query-language/sort-expand.js';
+import type { ScopeName } from '../auth/scopes.js';
 import { ImageDto, ModifierDto, ObjectTestTypeDto } from '../resource/resource.dto.js';
 
 /*
@@ -10,29 +11,18 @@ import { ImageDto, ModifierDto, ObjectTestTypeDto } from '../resource/resource.d
  * query's, over the message catalogue) and the message as the OpenAPI document shows it.
  */
 
+/** Who may read the messages, as a page or as a live stream. */
+export const MESSAGE_SCOPES: ScopeName[] = ['view_messages', 'manage_test'];
+
 /** Without `sort`: the order the messages were written in. */
 export const MESSAGE_DEFAULT_SORT: readonly SortItem[] = [
   { field: 'createdAt', direction: 'asc' },
   { field: 'sequenceNumber', direction: 'asc' },
 ];
 
-/** The message types, in the order of the documented table (docs/change-log-and-subscriptions.md#change-log). */
-export const MESSAGE_TYPES = [
-  'ResourceCreated',
-  'ObjectTypePropertySet',
-  'ResourcePublished',
-  'ResourceUnpublished',
-  'SomeThingDone',
-  'SomePropertyChanged',
-  'SecondPropertyToUpdateImported',
-  'KeySet',
-  'ImageAdded',
-  'ResourceDeleted',
-] as const;
-
 export class MessageQueryDto extends PredicateQueryDto(MESSAGE_CATALOGUE, {
   whereFields:
-    'Fields: id, sequenceNumber, resourceVersion, type, createdAt, `resource(id = "…")` (the resource the message is about) and ' +
+    `Fields: ${MESSAGE_CATALOGUE.where.leaves.join(', ')}, \`resource(id = "…")\` (the resource the message is about) and ` +
     '`resourceUserProvidedIdentifiers(key = "…")` (its key when the message was written).',
   // The Swagger page's "Try it out" sends this as is: every message matches it.
   whereExample: 'sequenceNumber >= 1',
@@ -56,7 +46,7 @@ export const MESSAGE_EXAMPLE = {
   resource: { typeId: 'resource', id: '8d5b1f0e-6c1a-4f3e-bb0a-1d2e3f4a5b6c' },
   resourceVersion: 2,
   resourceUserProvidedIdentifiers: { key: 'example-1' },
-  type: 'SomePropertyChanged',
+  type: 'SomePropertyChanged' satisfies MessageType,
   createdAt: '2026-11-25T10:00:00.000Z',
   lastModifiedAt: '2026-11-25T10:00:00.000Z',
   createdBy: { clientId: 'e3a1c0de-0000-4000-8000-000000000001' },
@@ -77,7 +67,7 @@ export class MessageDto {
   @ApiProperty({ type: 'integer', minimum: 1, description: 'The version the write produced (for a delete: the deleted version + 1); shared by the messages of one write.', example: 2 })
   resourceVersion: number;
   @ApiProperty({ type: () => ResourceIdentifiersDto }) resourceUserProvidedIdentifiers: ResourceIdentifiersDto;
-  @ApiProperty({ enum: MESSAGE_TYPES, example: MESSAGE_EXAMPLE.type }) type: string;
+  @ApiProperty({ enum: MESSAGE_TYPES, example: MESSAGE_EXAMPLE.type }) type: MessageType;
   @ApiProperty({ format: 'date-time', description: 'When the write happened; shared by the messages of one write.' }) createdAt: string;
   @ApiProperty({ format: 'date-time', description: 'Equal to createdAt.' }) lastModifiedAt: string;
   @ApiProperty({ type: () => ModifierDto, description: 'Who wrote: the API client of the token, and its customer when customer-bound.' }) createdBy: ModifierDto;

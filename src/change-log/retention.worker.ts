@@ -1,5 +1,5 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { isDatabaseUnavailable } from '../common/database-errors.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { PollingWorker } from '../common/polling-worker.js';
 import { changeLogConfig, type ChangeLogConfig } from './change-log.config.js';
 import { RETENTION_BATCH, RetentionRepository, type RetainedKind } from './retention.repository.js';
 
@@ -8,41 +8,27 @@ import { RETENTION_BATCH, RetentionRepository, type RetainedKind } from './reten
  * HISTORY_RETENTION_DAYS (docs/change-log-and-subscriptions.md#change-log). Every server process runs one, every
  * CHANGE_LOG_RETENTION_INTERVAL_SECONDS; a round deletes in batches of at most RETENTION_BATCH rows, each
  * its own short transaction under an advisory lock (one replica at a time; the others skip the round),
- * and goes on while a batch was full. Shaped like the images worker: stops between batches on shutdown,
- * waits for the batch under way, logs an unreachable database once. The same code runs on the embedded database.
+ * and goes on while a batch was full; on shutdown it stops between batches. Schedule, stop and the logs of
+ * failed rounds are the polling worker's (common/polling-worker.ts). The same code runs on the embedded database.
  */
 @Injectable()
-export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('ChangeLogRetention');
-  private timer?: NodeJS.Timeout;
-  private round?: Promise<unknown>;
-  private stopped = false;
-  private databaseDown = false;
-
+export class RetentionWorker extends PollingWorker {
   constructor(
     private readonly retention: RetentionRepository,
     @Inject(changeLogConfig.KEY) private readonly config: ChangeLogConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.schedule();
+  ) {
+    super({
+      name: 'ChangeLogRetention',
+      intervalMs: config.retentionIntervalSeconds * 1000,
+      cadence: 'after-round',
+      round: 'retention',
+      waiting: 'expired messages and versions',
+      resuming: 'deleting expired messages and versions',
+    });
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.round;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.round = this.sweep()
-        .then(() => this.databaseAnswered())
-        .catch((error: unknown) => this.roundFailed(error))
-        .finally(() => this.schedule());
-    }, this.config.retentionIntervalSeconds * 1000);
-    this.timer.unref();
+  protected async round(): Promise<void> {
+    await this.sweep();
   }
 
   /** One round: every expired row of both tables, batch by batch. How many rows of each it deleted. */
@@ -66,18 +52,5 @@ export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy 
       if (deleted < RETENTION_BATCH) break;
     }
     return total;
-  }
-
-  private roundFailed(error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
-    if (!isDatabaseUnavailable(error)) return this.logger.warn(`retention round failed: ${message}`);
-    if (!this.databaseDown) this.logger.warn(`database unavailable, expired messages and versions wait until it answers: ${message}`);
-    this.databaseDown = true;
-  }
-
-  private databaseAnswered(): void {
-    if (!this.databaseDown) return;
-    this.databaseDown = false;
-    this.logger.log('database answers again, deleting expired messages and versions');
   }
 }

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ModifierDto } from '../resource/resource.dto.js';
-import { MESSAGE_TYPES } from './messages.dto.js';
+import { MESSAGE_TYPES, type MessageType } from '../query-language/message.catalogue.js';
 
 /** One version of a resource's history (docs/change-log-and-subscriptions.md#change-log): who wrote it, when, and what the write did. */
 export class ResourceVersionDto {
@@ -8,7 +8,7 @@ export class ResourceVersionDto {
   @ApiProperty({ format: 'date-time', description: 'When the write that produced this version happened.' }) modifiedAt: string;
   @ApiProperty({ type: () => ModifierDto }) modifiedBy: ModifierDto;
   @ApiProperty({ type: 'array', items: { type: 'string', enum: [...MESSAGE_TYPES] }, description: 'The message types of the write, in order.', example: ['SomePropertyChanged'] })
-  types: string[];
+  types: MessageType[];
 }
 
 export class ResourceVersionsPageDto {

@@ -7,6 +7,8 @@ import { describeJsonError, parseJson } from './lossless-json.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
+/** A GraphQL document sent as the body (GraphQL over HTTP); read as `{query: <the text>}`. */
+const GRAPHQL_TYPE = /^application\/graphql\b/i;
 
 /**
  * The routes that read their own body as a stream, whatever its type: the image upload (spec 4.5: a raw
@@ -15,7 +17,7 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
  */
 const RAW_PATH = /^\/[^/?]+\/resource\/(?:images|import)\/?(?:\?|$)/;
 
-export interface BodyParserOptions {
+interface BodyParserOptions {
   limitBytes: number;
   /** How much of the body of a request answered unauthenticated is read before the connection closes. */
   unauthenticatedLimitBytes: number;
@@ -42,7 +44,8 @@ export function registerBodyParsers(fastify: FastifyInstance, { limitBytes, unau
       done(null, undefined);
     };
     const isJson = JSON_TYPE.test(type) || type === '';
-    if (!isJson && !FORM_TYPE.test(type)) {
+    const isGraphql = GRAPHQL_TYPE.test(type);
+    if (!isJson && !isGraphql && !FORM_TYPE.test(type)) {
       return defer(DomainError.of(ErrorCode.UnsupportedMediaType, `Content-Type '${type}' is not supported; send application/json.`));
     }
     const length = request.headers['content-length'];
@@ -52,7 +55,7 @@ export function registerBodyParsers(fastify: FastifyInstance, { limitBytes, unau
         if (text === undefined) return defer(tooLarge(limitBytes));
         if (text.trim() === '') return done(null, undefined);
         try {
-          done(null, isJson ? parseJson(text) : parseForm(text));
+          done(null, isJson ? parseJson(text) : isGraphql ? { query: text } : parseForm(text));
         } catch (error) {
           defer(
             DomainError.of(ErrorCode.InvalidJsonInput, 'Request body does not contain valid JSON.', {

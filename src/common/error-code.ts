@@ -32,6 +32,10 @@ export enum ErrorCode {
   BadGateway = 'BadGateway',
   GatewayTimeout = 'GatewayTimeout',
   ServiceUnavailable = 'ServiceUnavailable',
+  InvalidOperation = 'InvalidOperation',
+  ExtensionUpdateActionsFailed = 'ExtensionUpdateActionsFailed',
+  ExtensionBadResponse = 'ExtensionBadResponse',
+  ExtensionNoResponse = 'ExtensionNoResponse',
 }
 
 export const ERROR_STATUS: Record<ErrorCode, number> = {
@@ -64,4 +68,8 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.BadGateway]: 502,
   [ErrorCode.GatewayTimeout]: 504,
   [ErrorCode.ServiceUnavailable]: 503,
+  [ErrorCode.InvalidOperation]: 400,
+  [ErrorCode.ExtensionUpdateActionsFailed]: 400,
+  [ErrorCode.ExtensionBadResponse]: 502,
+  [ErrorCode.ExtensionNoResponse]: 504,
 };

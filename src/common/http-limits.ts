@@ -1,6 +1,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from './domain-error.js';
 import { ErrorCode } from './error-code.js';
 
@@ -10,7 +11,7 @@ import { ErrorCode } from './error-code.js';
  */
 
 /** The limits the server is given (HTTP_* in the configuration's http section). */
-export interface HttpLimits {
+interface HttpLimits {
   maxUrlBytes: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -62,7 +63,7 @@ export function exemptFromRequestTimeout(socket: Duplex): void {
  * that are not HTTP) answers the error envelope too, then the connection closes. Nothing is
  * written when the connection is gone or an answer to this request has begun.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   // Node reports a request's timeout once; an exempt request goes on being received and answered.
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && untimedRequests.has(socket)) return;
@@ -81,6 +82,26 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
     );
   }
   socket.destroy(error);
+}
+
+/**
+ * A connection that has sent nothing yet holds the server's close until HTTP_HEADERS_TIMEOUT_MS: Node counts
+ * it as a request being received, not as idle, and a client's pool may open one it then does not use. When
+ * the server closes, such connections are closed (nothing was asked on them), and so is every connection
+ * that arrives while it closes.
+ */
+export function closeSilentConnectionsOnClose(fastify: FastifyInstance): void {
+  const sockets = new Set<Socket>();
+  let closing = false;
+  fastify.server.on('connection', (socket: Socket) => {
+    if (closing) return void socket.destroy();
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  fastify.addHook('preClose', async () => {
+    closing = true;
+    for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
+  });
 }
 
 /** `..` or an encoded dot (`%2e`) anywhere in a path: never a path of this API, often a traversal attempt. */

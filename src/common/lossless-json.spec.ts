@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import { parse as losslessParse } from 'lossless-json';
 import { describeJsonError, parseJson, stringifyJson, toJsonText } from './lossless-json.js';
 
 /** parseJson / stringifyJson: 64-bit integers exact, everything else as JSON.parse / JSON.stringify. */
@@ -49,12 +51,61 @@ describe('parseJson', () => {
     expect(parseJson('{"id": "9223372036854775807"}')).toEqual({ id: '9223372036854775807' });
   });
 
+  it('digit runs, quotes and backslashes inside strings stay text beside marked integers', () => {
+    const text = '{"a\\"9223372036854775807": "x\\\\", "b": [9223372036854775807, "\\"12345678901234567890\\"", -9223372036854775808.0]}';
+    expect(parseJson(text)).toEqual({ 'a"9223372036854775807': 'x\\', b: [9223372036854775807n, '"12345678901234567890"', -9223372036854775808n] });
+  });
+
+  it('a text that holds \\u0000 keeps the NUL a string holds', () => {
+    expect(parseJson('["\\u0000123", 9223372036854775807]')).toEqual(['\u0000123', 9223372036854775807n]);
+  });
+
+  it('answers what lossless-json\'s parser answers, or throws where it throws, on generated and garbled documents', () => {
+    const reference = (text: string) =>
+      losslessParse(text, null, (n: string) => {
+        const value = Number(n);
+        if (Number.isSafeInteger(value) || !/^-?\d+(?:\.0+)?$/.test(n)) return value;
+        return BigInt(n.includes('.') ? n.slice(0, n.indexOf('.')) : n);
+      });
+    const outcome = (parse: (text: string) => unknown, text: string): { value?: unknown; error?: string } => {
+      try {
+        return { value: parse(text) };
+      } catch (error) {
+        return { error: String(error) };
+      }
+    };
+    const number = fc.oneof(fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String), fc.double({ noNaN: true, noDefaultInfinity: true }).map(String), fc.constantFrom('9223372036854775807.0', '-0', '1e400', '12345678901234567e2'));
+    const text = fc.string({ unit: fc.constantFrom('a', '"', '\\', '1', '9', ' ', '\n', 'é') }).map((s) => JSON.stringify(s));
+    const { value: json } = fc.letrec<{ value: string; array: string; object: string }>((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, number, text, fc.constantFrom('true', 'false', 'null'), tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 5 }).map((items) => `[${items.join(', ')}]`),
+      object: fc.array(fc.tuple(text, tie('value')), { maxLength: 5 }).map((members) => `{${members.map(([k, v]) => `${k}:${v}`).join(',')}}`),
+    }));
+    const garbled = fc.tuple(json, fc.nat(), fc.constantFrom('', ',', '"', '\\', ']', '9223372036854775807', '-')).map(([doc, at, insert]) => doc.slice(0, at % (doc.length + 1)) + insert + doc.slice(at % (doc.length + 1)));
+    fc.assert(
+      fc.property(fc.oneof(json, garbled), (doc) => {
+        const expected = outcome(reference, doc);
+        // lossless-json refuses a member name given twice; JSON.parse keeps the last (next test).
+        fc.pre(!/duplicate key/i.test(expected.error ?? ''));
+        const actual = outcome(parseJson, doc);
+        expect([actual.value, actual.error !== undefined]).toEqual([expected.value, expected.error !== undefined]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('a member name given twice keeps the last value, with or without 64-bit integers', () => {
+    expect(parseJson('{"a": 1, "a": 2}')).toEqual({ a: 2 });
+    expect(parseJson('{"a": 9223372036854775807, "a": -9223372036854775808}')).toEqual({ a: -9223372036854775808n });
+  });
+
   it.each([
     ['truncated', '{'],
     ['empty', ''],
     ['trailing comma', '[1,]'],
     ['truncated on the lossless path', '{"a": 12345678901234567'],
     ['garbage on the lossless path', '[9223372036854775807,,]'],
+    ['a leading zero on a 64-bit integer', '[-09223372036854775807]'],
     ['single quotes', "{'a': 1}"],
     ['NaN', 'NaN'],
   ])('throws on %s', (_name, text) => {

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Optional, WholeNumber } from './validation/decorators.js';
 
 /** Paging bounds of every list (docs/rules.md#limits). */
-export const PAGE_LIMITS = { defaultLimit: 20, maxLimit: 500, maxOffset: 10_000 } as const;
+const PAGE_LIMITS = { defaultLimit: 20, maxLimit: 500, maxOffset: 10_000 } as const;
 
 /** Paging of a list: `limit` 0–500 (default 20), `offset` 0–10,000 (default 0), whole numbers. */
 export class PageQueryDto {

@@ -18,6 +18,11 @@ export interface RouteDeclaration {
    * handler, the database): the error-envelope filter answers `answerError(error)` instead of `error`.
    */
   answerError?: (error: DomainError) => DomainError;
+  /**
+   * The bearer token may also come as the query parameter `access_token` (RFC 6750, section 2.3): only for
+   * a browser's EventSource, which cannot send headers (the live stream). The request log never shows a query.
+   */
+  queryToken?: boolean;
 }
 
 /**

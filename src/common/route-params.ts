@@ -2,7 +2,7 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { DeclareRoute } from './route-config.js';
 
 /** Route metadata: path parameters that must match a pattern for the route to match at all. */
-export const ROUTE_PARAM_PATTERNS = Symbol('ROUTE_PARAM_PATTERNS');
+const ROUTE_PARAM_PATTERNS = Symbol('ROUTE_PARAM_PATTERNS');
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

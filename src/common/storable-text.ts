@@ -21,7 +21,7 @@ export function unstorableText(text: string): string | undefined {
 }
 
 /** Where a parsed JSON value holds text PostgreSQL cannot store, and what it is. */
-export interface UnstorableText {
+interface UnstorableText {
   /** The path of the string, or of the object whose member name it is (`objectTypeProperty.arrayOfStringExample[0]`; '' for the value itself). */
   path: string;
   /** `a lone UTF-16 surrogate (\ud800) in a member name`. */

@@ -29,7 +29,7 @@ export const ECHOED_BODY_FIELDS = [
   'fifteenthProperty',
 ] as const;
 
-export interface EchoInput {
+interface EchoInput {
   uriParameterOne: string;
   uriParameterTwo: string;
   /** Canonical number text (exact for integers of any size), when given. */

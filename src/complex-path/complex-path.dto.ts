@@ -11,7 +11,7 @@ import { BoundedString, Optional, QueryNumber, QueryString, Required, rule } fro
  */
 
 /** Longest string field of the body. */
-export const MAX_FIELD_LENGTH = 10_000;
+const MAX_FIELD_LENGTH = 10_000;
 /** Longest `id` and path parameter: together they key a record (a btree entry stays within its limit). */
 export const MAX_KEY_LENGTH = 200;
 

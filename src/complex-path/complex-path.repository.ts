@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 
-export interface WrittenRecord {
+interface WrittenRecord {
   revision: number;
   created: boolean;
   /** Records under this uriParameterOne/uriParameterTwo once the write is done. */
   count: number;
 }
 
-const SQL = {
+export const COMPLEX_PATH_SQL = {
   // Create or replace in one statement (`xmax = 0` tells an insert). The count is read in the same
   // statement, whose snapshot does not see the row just inserted: hence `+ 1` on create.
   upsert: {
@@ -28,6 +28,7 @@ const SQL = {
            FROM written w`,
   },
 };
+const SQL = COMPLEX_PATH_SQL;
 
 /** Records of the complex-path POST (table `complex_path_record`). */
 @Injectable()

@@ -5,7 +5,7 @@ import { buildEcho, checkPathParameters, toFormUrlEncoded } from './complex-path
 import { ComplexPathQueryDto, OutOfOrderPropertiesTestTypeDto } from './complex-path.dto.js';
 import { ComplexPathRepository } from './complex-path.repository.js';
 
-export interface ComplexPathAnswer {
+interface ComplexPathAnswer {
   status: 200 | 201 | 203;
   contentType: string;
   text: string;

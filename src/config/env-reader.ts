@@ -77,7 +77,7 @@ export class EnvReader {
  * One section of the configuration, owned by the module it configures (the `registerAs` habit): its
  * reader validates its own variables into `read.problems`; `KEY` is the injection token of its value.
  */
-export interface ConfigSection<T> {
+interface ConfigSection<T> {
   readonly KEY: symbol;
   read(read: EnvReader): T;
 }

@@ -1,7 +1,7 @@
 import type { QueryResultRow } from 'pg';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
-import type { Queryable, Statement } from './database.js';
+import type { Queryable, Statement } from './queryable.js';
 
 /**
  * The embedded database's bound on one list read (docs/rules.md#fair-use, `DATABASE_EMBEDDED_MAX_QUERY_COST`).

@@ -1,5 +1,6 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from './database.config.js';
+import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export interface ConnectionTarget {
@@ -20,11 +21,10 @@ export const APPLICATION_NAME = `resource-api/${process.pid}`;
  *   service sends is hand-written SQL with bound parameters (in the repositories, the image store,
  *   SigningKeysService, the metrics and the health check). None goes through a TypeORM repository,
  *   the entity manager or the DataSource, which only the migration runner and its advisory lock
- *   (open-data-source.ts) use.
- * The `*.entity.ts` classes beside their modules (resource, api client, signing key) document the
- * tables the API's objects live in: their columns, constraint names and the `@VersionColumn` of
- * optimistic locking. They are not registered here (no query reads them); where an entity and a
- * migration disagree, the migration is right.
+ *   (open-data-source.ts) use;
+ * - holding the entities (entities.ts): one class per table, with its columns, keys and `@VersionColumn`,
+ *   checked against the migrated schema by a test. They are never used to change the schema
+ *   (`synchronize` is off).
  *
  * The one builder of data-source options: used by the app, the migration command and the TypeORM CLI.
  */
@@ -32,7 +32,7 @@ export function buildDataSourceOptions(config: DatabaseConfig, target: Connectio
   return {
     type: 'postgres',
     ...target,
-    entities: [],
+    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     synchronize: false,

@@ -1,34 +1,19 @@
-import type { Pool, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { ReadReplicas } from './read-replicas.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
 import { KeyedSemaphores, SemaphoreRefusal } from '../common/semaphore.js';
 import { CostBoundedReader } from './cost-bound.js';
+import { PoolQueryable, type Queryable, type Statement } from './queryable.js';
+
+export type { Queryable, Statement } from './queryable.js';
 
 /** How long a statement waits for its project's turn before the request answers 503. */
 export const PROJECT_WAIT_MS = 5_000;
 
-/** A statement with a stable name, prepared once per connection where the server supports it. */
-export interface Statement {
-  name: string;
-  text: string;
-}
-
 /**
- * What a repository queries through: the primary's `Database`, or the reader of `Database.reader()`.
- * `project` names the project a request's statement works for: it takes one of that project's turns
- * (fair use, `Database`). Statements of background work and start-up name none.
- */
-export interface Queryable {
-  query<R extends QueryResultRow>(statement: Statement | string, values?: unknown[], project?: string): Promise<R[]>;
-  one<R extends QueryResultRow>(statement: Statement | string, values?: unknown[], project?: string): Promise<R | undefined>;
-}
-
-/**
- * The SQL path of every query: the pool TypeORM opened (see data-source-options.ts), used directly with bound parameters and
- * (on PostgreSQL) named prepared statements: one round-trip, no entity hydration. Embedded PGlite
- * multiplexes every connection onto one session, where named statements would collide, so there
- * statements stay unnamed.
+ * The SQL path of every query: the pool TypeORM opened (see data-source-options.ts), used directly
+ * (`PoolQueryable`: bound parameters, named prepared statements on PostgreSQL).
  *
  * Fair use between projects (docs/rules.md#fair-use): a statement that names its project (the repositories'
  * methods a request calls pass the project key they work on) waits for one of that project's
@@ -37,17 +22,16 @@ export interface Queryable {
  * name none and are not counted.
  *
  * The project is passed, not found in an `AsyncLocalStorage` entered per request: on Node 20 that
- * store's promise hooks run for every promise of the process. GET by id and create (`npm run bench`,
- * PostgreSQL, builds alternated twice) ran at 0.82 and 0.75 / 0.63 and 0.65 of the same-SQL baseline with
- * the project passed, 0.66 and 0.69 / 0.56 and 0.58 with the store.
+ * store's promise hooks run for every promise of the process, which cost reads and creates a measurable
+ * share of their throughput (docs/performance.md).
  */
-export class Database implements Queryable {
+export class Database extends PoolQueryable {
   private readonly read: Queryable;
   private readonly projects?: KeyedSemaphores;
 
   constructor(
-    readonly pool: Pool,
-    private readonly prepared: boolean,
+    pool: Pool,
+    prepared: boolean,
     /** The streaming replicas of DATABASE_REPLICA_URLS, when there are any. */
     readonly replicas?: ReadReplicas,
     /** Statements one project may run at once on this pool during its requests (docs/rules.md#fair-use). */
@@ -55,6 +39,7 @@ export class Database implements Queryable {
     /** The embedded database's bound on a list read's estimated cost (cost-bound.ts); undefined: none. */
     maxReadCost?: number,
   ) {
+    super(pool, prepared);
     this.read = replicas ? replicas.reader(this) : maxReadCost ? new CostBoundedReader(this, maxReadCost) : this;
     if (projectConcurrency !== undefined) this.projects = new KeyedSemaphores(projectConcurrency, Infinity);
   }
@@ -71,24 +56,45 @@ export class Database implements Queryable {
     return this.read;
   }
 
-  async query<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = [], project?: string): Promise<R[]> {
-    const config =
-      typeof statement === 'string'
-        ? { text: statement, values }
-        : this.prepared
-          ? { name: statement.name, text: statement.text, values }
-          : { text: statement.text, values };
-    if (project === undefined || !this.projects) return (await this.pool.query<R>(config)).rows;
+  override async query<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = [], project?: string): Promise<R[]> {
+    if (project === undefined || !this.projects) return super.query<R>(statement, values);
     try {
-      return await this.projects.run(project, async () => (await this.pool.query<R>(config)).rows, PROJECT_WAIT_MS);
+      return await this.projects.run(project, () => super.query<R>(statement, values), PROJECT_WAIT_MS);
     } catch (error) {
       if (error instanceof SemaphoreRefusal) throw projectBusy();
       throw error;
     }
   }
 
-  async one<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = [], project?: string): Promise<R | undefined> {
+  override async one<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = [], project?: string): Promise<R | undefined> {
     return (await this.query<R>(statement, values, project))[0];
+  }
+
+  /**
+   * Runs `work` in one transaction on a connection of its own: `begin` opens it (`BEGIN` and any `SET LOCAL`);
+   * committed when `work` returns, rolled back when it throws (the error is thrown on). A connection that
+   * failed is closed rather than returned to the pool. A checked-out connection has no 'error' listener of
+   * the pool's: one the database ends (restart, crash) would be an unhandled 'error' event that ends the
+   * process, so one is added while the transaction runs; the statement in flight fails with the same error.
+   */
+  async transaction<T>(work: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+    const client = await this.pool.connect();
+    let failed = false;
+    const onConnectionError = () => (failed = true);
+    client.on('error', onConnectionError);
+    try {
+      await client.query(begin);
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      failed = true;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.removeListener('error', onConnectionError);
+      client.release(failed);
+    }
   }
 }
 

@@ -10,7 +10,7 @@ import { HEAP_GROWING_PERCENT, limitHeapGrowth } from '../heap-growth.js';
 
 /**
  * Extensions every opener of an embedded data directory must load, or writes fail once an index
- * uses them (STACK.md). The app and the operator CLI both open the directory through this file.
+ * uses them. The app and the operator CLI both open the directory through this file.
  */
 const EXTENSIONS = { pg_trgm, fuzzystrmatch, btree_gin };
 
@@ -26,6 +26,11 @@ export class DataDirectoryLockedError extends Error {}
 export interface EmbeddedPostgres {
   /** Connection settings for `pg` (a unix socket inside the data directory, or loopback TCP). */
   connection: { host: string; port: number; user: string; database: string };
+  /**
+   * Closes the database and opens it again, the directory's lock held: a new WebAssembly memory. Answers
+   * the new connection. Absent on a database another process serves.
+   */
+  reopen?(): Promise<EmbeddedPostgres['connection']>;
   stop(): Promise<void>;
 }
 
@@ -42,21 +47,35 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections: num
   // The database shares the process: the JavaScript heap grows less (heap-growth.ts).
   limitHeapGrowth(HEAP_GROWING_PERCENT.EMBEDDED);
   try {
-    const db = await PGlite.create({ dataDir: join(dir, 'pgdata'), extensions: EXTENSIONS, startParams: [...PGlite.defaultStartParams, ...SETTINGS] });
     const socketPath = join(dir, '.s.PGSQL.5432');
     const useSocket = socketPath.length < 100;
-    if (useSocket) rmSync(socketPath, { force: true });
-    const server = new PGLiteSocketServer(
-      useSocket ? { db, path: socketPath, maxConnections } : { db, host: '127.0.0.1', port: 0, maxConnections },
-    );
-    await server.start();
-    const port = useSocket ? 5432 : Number(server.getServerConn().split(':').pop());
-    return {
-      connection: { host: useSocket ? dir : '127.0.0.1', port, user: 'postgres', database: 'postgres' },
-      async stop() {
+    const serve = async () => {
+      const db = await PGlite.create({ dataDir: join(dir, 'pgdata'), extensions: EXTENSIONS, startParams: [...PGlite.defaultStartParams, ...SETTINGS] });
+      if (useSocket) rmSync(socketPath, { force: true });
+      const server = new PGLiteSocketServer(
+        useSocket ? { db, path: socketPath, maxConnections } : { db, host: '127.0.0.1', port: 0, maxConnections },
+      );
+      await server.start();
+      const port = useSocket ? 5432 : Number(server.getServerConn().split(':').pop());
+      const close = async () => {
         await server.stop();
         await db.close();
         if (useSocket) rmSync(socketPath, { force: true });
+      };
+      return { close, connection: { host: useSocket ? dir : '127.0.0.1', port, user: 'postgres', database: 'postgres' } };
+    };
+    let served = await serve();
+    return {
+      get connection() {
+        return served.connection;
+      },
+      async reopen() {
+        await served.close();
+        served = await serve();
+        return served.connection;
+      },
+      async stop() {
+        await served.close();
         releaseLock();
       },
     };

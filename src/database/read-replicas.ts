@@ -4,11 +4,11 @@ import { isDatabaseUnavailable } from '../common/database-errors.js';
 import { APPLICATION_NAME, poolOptions } from './data-source-options.js';
 import type { DatabaseConfig } from './database.config.js';
 import { serverName } from './database.config.js';
-import { Database, type Queryable, type Statement } from './database.js';
+import { PoolQueryable, type Queryable, type Statement } from './queryable.js';
 import { heldAsOf, PrimaryPositions, type ReplicaReading } from './replica-lag.js';
 
 /** How often the primary's position and each replica's replay are read: at most once a second each. */
-export const LAG_CHECK_INTERVAL_MS = 1_000;
+const LAG_CHECK_INTERVAL_MS = 1_000;
 
 /** One statement, one round trip, on the replica; `paused` only informs (see replica-lag.ts). */
 const READ_LAG: Statement = {
@@ -31,7 +31,7 @@ const READ_PRIMARY_POSITION = `SELECT (pg_current_wal_lsn() - '0/0')::text AS ls
  */
 const RETRIED_ON_PRIMARY = new Set(['40001', '40P01', '57P04', '42P01', '42703', '42883', '42704']);
 
-export type ReplicaState = 'up' | 'lagging' | 'down' | 'not-standby' | 'unknown';
+type ReplicaState = 'up' | 'lagging' | 'down' | 'not-standby' | 'unknown';
 
 export interface ReplicaStatus {
   /** Position in DATABASE_REPLICA_URLS, from 1. */
@@ -56,7 +56,7 @@ export interface ReplicaStatus {
 
 class Replica {
   readonly pool: Pool;
-  readonly db: Database;
+  readonly db: PoolQueryable;
   reading?: ReplicaReading;
   held?: number;
   paused = false;
@@ -78,7 +78,7 @@ class Replica {
     // An idle connection the replica ends (stopped, restarted) is dropped by the pool; without a listener
     // the 'error' event would end the process. Whether the replica is still there is the next check's business.
     this.pool.on('error', () => undefined);
-    this.db = new Database(this.pool, true);
+    this.db = new PoolQueryable(this.pool, true);
   }
 }
 
@@ -126,7 +126,7 @@ export class ReadReplicas {
   }
 
   /** The reader of `Database.reader()`: the same `query`/`one` as the primary's Database. */
-  reader(primary: Database): Queryable {
+  reader(primary: Queryable): Queryable {
     return new ReplicaReader(this, primary);
   }
 
@@ -238,14 +238,14 @@ export class ReadReplicas {
 class ReplicaReader implements Queryable {
   constructor(
     private readonly replicas: ReadReplicas,
-    private readonly primary: Database,
+    private readonly primary: Queryable,
   ) {}
 
   async query<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = [], project?: string): Promise<R[]> {
     const replica = this.replicas.pick();
     if (replica) {
       try {
-        const rows = await replica.db.query<R>(statement, values, project);
+        const rows = await replica.db.query<R>(statement, values);
         replica.reads++;
         return rows;
       } catch (error) {

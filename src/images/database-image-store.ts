@@ -12,19 +12,19 @@ export class DatabaseImageStore implements ImageStore {
   constructor(private readonly db: Database) {}
 
   /**
-   * Records the address in `image_blob_check` first (its time refreshed), then stores the bytes: a
-   * reclaim that holds the entry finishes first, and one that comes later finds the entry too recent
-   * (migration 1763700000011). An upload that stops before its image is recorded leaves bytes the
-   * reclaim deletes later.
+   * Records the address in `image_blob_check` (its time refreshed) and stores the bytes, in one statement
+   * and so one commit: a reclaim that holds the entry finishes first, and one that comes later finds the
+   * entry too recent (migration 1763700000011). An upload that stops before its image is recorded leaves
+   * bytes the reclaim deletes later.
    */
   async put(projectKey: string, sha256: string, bytes: Buffer): Promise<void> {
     await this.db.pool.query({
-      text: `INSERT INTO image_blob_check (project_key, sha256) VALUES ($1, $2)
-             ON CONFLICT (project_key, sha256) DO UPDATE SET since = now()`,
-      values: [projectKey, sha256],
-    });
-    await this.db.pool.query({
-      text: `INSERT INTO image_blob (project_key, sha256, size, data) VALUES ($1, $2, $3, $4)
+      text: `WITH checked AS (
+               INSERT INTO image_blob_check (project_key, sha256) VALUES ($1, $2)
+               ON CONFLICT (project_key, sha256) DO UPDATE SET since = now()
+               RETURNING project_key
+             )
+             INSERT INTO image_blob (project_key, sha256, size, data) SELECT $1, $2, $3, $4 FROM checked
              ON CONFLICT (project_key, sha256) DO NOTHING`,
       values: [projectKey, sha256, bytes.length, bytes],
     });

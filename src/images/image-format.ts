@@ -56,7 +56,7 @@ export function detectImageType(bytes: Uint8Array): ImageType | undefined {
   return IMAGE_TYPES.find((type) => hasSignature(type, bytes));
 }
 
-export interface Dimensions {
+interface Dimensions {
   width: number;
   height: number;
 }
@@ -82,7 +82,7 @@ export function readDimensions(type: ImageType, bytes: Uint8Array): Dimensions |
 }
 
 /** The largest image accepted, in the file's own header (IMAGES_MAX_DIMENSION, IMAGES_MAX_PIXELS). */
-export interface DimensionLimits {
+interface DimensionLimits {
   maxDimension: number;
   maxPixels: number;
 }

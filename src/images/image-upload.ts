@@ -4,11 +4,11 @@ import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
 import { DomainError } from '../common/domain-error.js';
-import { ErrorCode } from '../common/error-code.js';
 import { parseImageType, type ImageType } from './image-format.js';
+import { ImageErrors } from './images.errors.js';
 
 /** Room for a multipart body's boundaries and part headers on top of the file itself. */
-export const MULTIPART_OVERHEAD_BYTES = 65_536;
+const MULTIPART_OVERHEAD_BYTES = 65_536;
 
 /** An upload's bytes, read within the limit. */
 export interface ReceivedImage {
@@ -20,29 +20,8 @@ export interface ReceivedImage {
   filename?: string;
 }
 
-export function payloadTooLarge(maxBytes: number): DomainError {
-  return DomainError.of(ErrorCode.PayloadTooLarge, `The image exceeds the limit of ${maxBytes} bytes.`);
-}
-
-function stalled(idleTimeoutMs: number): DomainError {
-  return DomainError.invalidInput(`The upload stalled: no data arrived for ${idleTimeoutMs} ms.`);
-}
-
-function tooSlow(minBytesPerSecond: number): DomainError {
-  return DomainError.invalidInput(`The upload is too slow: it must send at least ${minBytesPerSecond} bytes a second once it has started.`);
-}
-
 /** The first seconds of an upload, not held to the minimum rate (connection set-up, a slow start). */
 export const RATE_GRACE_MS = 5_000;
-
-export function unsupportedType(type: string | undefined): DomainError {
-  return DomainError.of(
-    ErrorCode.UnsupportedMediaType,
-    type === undefined || type === ''
-      ? 'A Content-Type is required: image/jpeg, image/png or image/gif (or multipart/form-data with one such file).'
-      : `Content-Type '${type}' is not supported; send image/jpeg, image/png or image/gif (or multipart/form-data with one such file).`,
-  );
-}
 
 /**
  * The body of POST /{projectKey}/resource/images, not read yet: the body parser hands this route the
@@ -76,14 +55,14 @@ export class ImageUpload {
     if (header === undefined) return;
     const length = Number(header);
     const allowed = this.isMultipart ? maxBytes + MULTIPART_OVERHEAD_BYTES : maxBytes;
-    if (Number.isFinite(length) && length > allowed) throw payloadTooLarge(maxBytes);
+    if (Number.isFinite(length) && length > allowed) throw ImageErrors.tooLarge(maxBytes);
   }
 
   /** Reads the image: at most `maxBytes` (413 as soon as the body passes it). */
   async read(limits: ReadLimits): Promise<ReceivedImage> {
     if (this.isMultipart) return this.readMultipart(limits);
     const type = this.rawType;
-    if (!type) throw unsupportedType(this.contentType);
+    if (!type) throw ImageErrors.unsupportedType(this.contentType);
     const stream = this.bodyStream();
     const { bytes, sha256 } = stream ? await readLimited(stream, limits) : emptyBody();
     return { type, bytes, sha256 };
@@ -98,7 +77,7 @@ export class ImageUpload {
   /** The first file part of a multipart/form-data body; other fields and parts are skipped. */
   private readMultipart(limits: ReadLimits): Promise<ReceivedImage> {
     const stream = this.bodyStream();
-    if (!stream) return Promise.reject(DomainError.invalidInput('The multipart/form-data body has no file part.'));
+    if (!stream) return Promise.reject(ImageErrors.noFilePart());
     return new Promise((resolve, reject) => {
       let parser: BusboyInstance;
       try {
@@ -107,14 +86,14 @@ export class ImageUpload {
           limits: { files: 1, fileSize: limits.maxBytes + 1, fields: 16, fieldSize: 4_096, parts: 17, headerPairs: 64 },
         });
       } catch {
-        return reject(DomainError.invalidInput('The multipart/form-data body is malformed (no boundary).'));
+        return reject(ImageErrors.malformedMultipart('no boundary'));
       }
       let file: 'none' | 'reading' | 'done' = 'none';
       // Until the file part starts, a stalled body is caught here; then readLimited watches it.
       let idle: NodeJS.Timeout | undefined;
       const armIdleTimer = () => {
         clearTimeout(idle);
-        if (file === 'none') idle = setTimeout(() => fail(stalled(limits.idleTimeoutMs)), limits.idleTimeoutMs);
+        if (file === 'none') idle = setTimeout(() => fail(ImageErrors.stalled(limits.idleTimeoutMs)), limits.idleTimeoutMs);
       };
       const fail = (error: DomainError) => {
         clearTimeout(idle);
@@ -131,7 +110,7 @@ export class ImageUpload {
         const type = parseImageType(mimeType);
         if (!type) {
           part.resume();
-          return fail(unsupportedType(mimeType));
+          return fail(ImageErrors.unsupportedType(mimeType));
         }
         readLimited(part, limits).then(
           ({ bytes, sha256 }) => {
@@ -142,14 +121,14 @@ export class ImageUpload {
         );
       });
       parser.on('finish', () => {
-        if (file === 'none') fail(DomainError.invalidInput('The multipart/form-data body has no file part.'));
+        if (file === 'none') fail(ImageErrors.noFilePart());
       });
       parser.on('error', () => {
-        if (file !== 'done') fail(DomainError.invalidInput('The multipart/form-data body is malformed.'));
+        if (file !== 'done') fail(ImageErrors.malformedMultipart());
       });
       // A client that goes away mid-body: busboy would wait for the rest for ever.
       stream.once('close', () => {
-        if (!stream.readableEnded) fail(DomainError.invalidInput('The upload was interrupted.'));
+        if (!stream.readableEnded) fail(ImageErrors.interrupted());
       });
       stream.on('data', armIdleTimer);
       armIdleTimer();
@@ -166,7 +145,7 @@ function emptyBody(): { bytes: Buffer; sha256: string } {
   return { bytes: Buffer.alloc(0), sha256: createHash('sha256').digest('hex') };
 }
 
-export interface ReadLimits {
+interface ReadLimits {
   maxBytes: number;
   /** Longest pause between two pieces of the body. */
   idleTimeoutMs: number;
@@ -194,7 +173,7 @@ export function readLimited(stream: Readable, { maxBytes, idleTimeoutMs, minByte
       minBytesPerSecond > 0
         ? setInterval(() => {
             const elapsedMs = Date.now() - started;
-            if (elapsedMs >= RATE_GRACE_MS && size < (minBytesPerSecond * elapsedMs) / 1000) finish(tooSlow(minBytesPerSecond));
+            if (elapsedMs >= RATE_GRACE_MS && size < (minBytesPerSecond * elapsedMs) / 1000) finish(ImageErrors.tooSlow(minBytesPerSecond));
           }, 1_000)
         : undefined;
     rate?.unref();
@@ -217,24 +196,24 @@ export function readLimited(stream: Readable, { maxBytes, idleTimeoutMs, minByte
     };
     const armIdleTimer = () => {
       clearTimeout(idle);
-      idle = setTimeout(() => finish(stalled(idleTimeoutMs)), idleTimeoutMs);
+      idle = setTimeout(() => finish(ImageErrors.stalled(idleTimeoutMs)), idleTimeoutMs);
     };
     const onData = (chunk: Buffer) => {
       armIdleTimer();
       size += chunk.length;
-      if (size > maxBytes) return finish(payloadTooLarge(maxBytes));
+      if (size > maxBytes) return finish(ImageErrors.tooLarge(maxBytes));
       hash.update(chunk);
       chunks.push(chunk);
     };
     const onEnd = () => finish();
-    const onError = () => finish(DomainError.invalidInput('The upload could not be read completely.'));
-    const onClose = () => finish(DomainError.invalidInput('The upload was interrupted.'));
+    const onError = () => finish(ImageErrors.unreadable());
+    const onClose = () => finish(ImageErrors.interrupted());
     stream.on('data', onData);
     stream.on('end', onEnd);
     stream.on('error', onError);
     stream.on('close', onClose);
     // busboy marks a file part cut at its size limit as truncated and ends it early.
-    stream.once('limit', () => finish(payloadTooLarge(maxBytes)));
+    stream.once('limit', () => finish(ImageErrors.tooLarge(maxBytes)));
     armIdleTimer();
   });
 }

@@ -1,25 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { httpConfig, type HttpConfig } from '../config/http.config.js';
-import { DomainError } from '../common/domain-error.js';
 import type { Principal } from '../common/principal.js';
 import { dimensionsProblem, hasSignature, readDimensions } from './image-format.js';
 import { matchesEtag, prefersAsync } from './image-headers.js';
 import { storedFilename } from './image-filename.js';
 import { IMAGE_STORE, type ImageStore } from './image-store.js';
-import { ImageUpload, type ReceivedImage, unsupportedType } from './image-upload.js';
+import { ImageUpload, type ReceivedImage } from './image-upload.js';
+import { ImageErrors } from './images.errors.js';
 import { imagesConfig, type ImagesConfig } from './images.config.js';
 import type { UploadImageQueryDto } from './images.dto.js';
 import { ImagesRepository, type NewImage } from './images.repository.js';
 import { UploadSlots } from './upload-slots.js';
 
-export interface UploadAnswer {
+interface UploadAnswer {
   status: 200 | 202;
   /** The resource (200) or `{"stringExample": "<image id>"}` (202), as JSON text. */
   json: string;
 }
 
-export interface ServedImage {
+interface ServedImage {
   /** 304 when the client's `If-None-Match` names the current ETag. */
   status: 200 | 304;
   headers: Record<string, string>;
@@ -47,10 +47,10 @@ export class ImagesService {
 
   async upload(projectKey: string, query: UploadImageQueryDto, upload: ImageUpload, prefer: string | undefined, by: Principal): Promise<UploadAnswer> {
     const { maxBytes, readIdleTimeoutMs, minBytesPerSecond } = this.config;
-    if (!upload.isMultipart && !upload.rawType) throw unsupportedType(upload.contentType);
+    if (!upload.isMultipart && !upload.rawType) throw ImageErrors.unsupportedType(upload.contentType);
     upload.checkDeclaredLength(maxBytes);
     const resourceId = await this.images.findResourceIdByKey(projectKey, query.sku);
-    if (!resourceId) throw DomainError.notFound(`No resource has the key '${query.sku}'.`);
+    if (!resourceId) throw ImageErrors.resourceKeyNotFound(query.sku);
 
     const image = await this.slots.run(async () => {
       const received = await upload.read({ maxBytes, idleTimeoutMs: readIdleTimeoutMs, minBytesPerSecond });
@@ -60,25 +60,25 @@ export class ImagesService {
     });
 
     if (prefersAsync(prefer)) {
-      if (!(await this.images.enqueue(image))) throw resourceGone(query.sku);
+      if (!(await this.images.enqueue(image))) throw ImageErrors.resourceGone(query.sku);
       return { status: 202, json: JSON.stringify({ stringExample: image.id }) };
     }
     const json = await this.images.attachNow(image);
-    if (json === undefined) throw resourceGone(query.sku);
+    if (json === undefined) throw ImageErrors.resourceGone(query.sku);
     return { status: 200, json };
   }
 
   /** The bytes checked against the declared type, and the Image object to attach. */
   private prepare(projectKey: string, resourceId: string, query: UploadImageQueryDto, received: ReceivedImage, by: Principal): NewImage {
     const { type, bytes } = received;
-    if (bytes.length === 0) throw DomainError.invalidInput('The image is empty.');
+    if (bytes.length === 0) throw ImageErrors.empty();
     if (!hasSignature(type, bytes)) {
-      throw DomainError.invalidInput(`The body is not a ${type} file: its bytes do not start with that format's signature.`);
+      throw ImageErrors.notOfType(type);
     }
     const dimensions = readDimensions(type, bytes);
-    if (!dimensions) throw DomainError.invalidInput(`The ${type} file is corrupt: its dimensions cannot be read.`);
+    if (!dimensions) throw ImageErrors.corrupt(type);
     const refused = dimensionsProblem(dimensions, this.config);
-    if (refused) throw DomainError.invalidInput(refused);
+    if (refused) throw ImageErrors.refusedDimensions(refused);
     const id = randomUUID();
     const createdAt = new Date().toISOString();
     const image = {
@@ -109,7 +109,7 @@ export class ImagesService {
   /** The bytes of an image of the project, or 304 when the client has them (ETag = SHA-256). */
   async serve(projectKey: string, imageId: string, ifNoneMatch: string | undefined): Promise<ServedImage> {
     const image = await this.images.findImage(projectKey, imageId);
-    if (!image) throw DomainError.notFound(`No image has the id '${imageId}'.`);
+    if (!image) throw ImageErrors.imageNotFound(imageId);
     const etag = `"${image.sha256}"`;
     const headers: Record<string, string> = {
       ETag: etag,
@@ -117,7 +117,7 @@ export class ImagesService {
     };
     if (matchesEtag(ifNoneMatch, etag)) return { status: 304, headers };
     const bytes = await this.store.get(projectKey, image.sha256);
-    if (!bytes) throw DomainError.notFound(`The bytes of image '${imageId}' are not available.`);
+    if (!bytes) throw ImageErrors.bytesNotAvailable(imageId);
     return {
       status: 200,
       headers: {
@@ -130,8 +130,4 @@ export class ImagesService {
       body: bytes,
     };
   }
-}
-
-function resourceGone(sku: string): DomainError {
-  return DomainError.notFound(`The resource with the key '${sku}' was deleted during the upload.`);
 }

@@ -13,8 +13,8 @@ export const ACTION_ENDPOINTS = [
 ] as const;
 
 export type ActionEndpoint = (typeof ACTION_ENDPOINTS)[number];
-export type ActionMethod = ActionEndpoint['method'];
-export type ActionPath = ActionEndpoint['path'];
+type ActionMethod = ActionEndpoint['method'];
+type ActionPath = ActionEndpoint['path'];
 
 /** `GET namespace-action`: how an endpoint is named in messages and lookups. */
 export function endpointName(endpoint: { method: string; path: string }): string {
@@ -22,7 +22,7 @@ export function endpointName(endpoint: { method: string; path: string }): string
 }
 
 /** Answers with a declared status, headers and JSON body. */
-export interface StaticHandler {
+interface StaticHandler {
   type: 'static';
   status: number;
   headers: Record<string, string>;
@@ -31,7 +31,7 @@ export interface StaticHandler {
 }
 
 /** Writes (POST, PUT) or reads (GET) one JSON value of the project's key-value store. */
-export interface StoreHandler {
+interface StoreHandler {
   type: 'store';
   key: string;
 }

@@ -5,7 +5,7 @@ import { toObjectPattern } from '../common/object-pattern.js';
 import { accepts } from '../common/accept-header.js';
 
 /** `Path-Header` begins with a slash (docs/rules.md#namespace-actions). */
-export const PATH_HEADER_PATTERN = /^\/.*$/;
+const PATH_HEADER_PATTERN = /^\/.*$/;
 
 /**
  * What a `Path-Header` may not contain: a climb (`..`), a path parameter (`;`: `/..;/admin` is a climb
@@ -14,7 +14,7 @@ export const PATH_HEADER_PATTERN = /^\/.*$/;
  */
 const PATH_HEADER_FORBIDDEN = /\.\.|;|%2e|%2f|%5c|\\/i;
 
-export interface ActionHeaders {
+interface ActionHeaders {
   accept?: string;
   testHeader?: string;
   pathHeader?: string;

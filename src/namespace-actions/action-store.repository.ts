@@ -7,7 +7,7 @@ export interface StoredValue {
   version: number;
 }
 
-const SQL = {
+export const ACTION_STORE_SQL = {
   // Insert or replace in one statement: concurrent writers serialise on the row, each gets its own
   // version (1, 2, 3, …) and the value left is that of the highest version. No write is lost.
   write: {
@@ -23,6 +23,7 @@ const SQL = {
     text: `SELECT e.value::text AS json, e.version FROM action_store_entry e WHERE e.project_key = $1 AND e.key = $2`,
   },
 };
+const SQL = ACTION_STORE_SQL;
 
 /** The namespace actions' key-value store (table `action_store_entry`), one namespace per project. */
 @Injectable()

@@ -15,7 +15,7 @@ export interface ActionAnswer {
   json: string;
 }
 
-export interface BackendRequest {
+interface BackendRequest {
   method: string;
   url: URL;
   headers: Record<string, string>;
@@ -24,7 +24,7 @@ export interface BackendRequest {
 }
 
 /** Largest backend answer relayed (10 MiB); a larger one is a 502. */
-export const MAX_BACKEND_ANSWER_BYTES = 10 * 1_048_576;
+const MAX_BACKEND_ANSWER_BYTES = 10 * 1_048_576;
 
 class AnswerTooLarge extends Error {}
 

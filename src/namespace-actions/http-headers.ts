@@ -4,7 +4,7 @@
  */
 
 /** RFC 9110, section 7.6.1: meaningful for one connection only, never relayed. */
-export const HOP_BY_HOP = [
+const HOP_BY_HOP = [
   'connection',
   'proxy-connection',
   'keep-alive',

@@ -1,7 +1,7 @@
 import { BEARER_TOKEN } from '../common/bearer-token.js';
 import { configSection } from '../config/env-reader.js';
 
-export const LOG_LEVELS = ['error', 'warn', 'log', 'debug'] as const;
+const LOG_LEVELS = ['error', 'warn', 'log', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const logLevelConfig = configSection('logLevel', (read): LogLevel => read.oneOf('LOG_LEVEL', 'log', LOG_LEVELS));

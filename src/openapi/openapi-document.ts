@@ -93,8 +93,8 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig) {
 
 /**
  * Each update action's schema names its own `action` value (the classes inherit the list of all
- * names), so `actions` is a discriminated union for generated clients: `{action: 'changeSomeProperty'}`
- * without `someProperty` does not type-check.
+ * names), so `actions` is a discriminated union for generated clients: an action without the members its
+ * name requires does not type-check.
  */
 function narrowUpdateActions(document: OpenAPIObject): void {
   for (const [name, actionClass] of Object.entries(ACTION_CLASSES)) {
@@ -111,6 +111,8 @@ const RULES_PAGES: Array<[path: RegExp, page: string]> = [
   [/\/resource\/(export|import)$/, 'docs/rules.md#bulk'],
   [/\/messages|\/versions/, 'docs/rules.md#change-log'],
   [/\/subscriptions/, 'docs/rules.md#subscriptions'],
+  [/\/extensions/, 'docs/extensions.md#managing-extensions'],
+  [/\/graphql$/, 'docs/graphql.md#schema'],
   [/\/api-clients/, 'docs/security.md#who-may-do-what-api-clients'],
   [/^\/oauth\//, 'docs/security.md#token-endpoint-and-introspection'],
   [/^\/\.well-known\/jwks\.json$/, 'docs/authentication.md#getting-a-token'],

@@ -7,7 +7,7 @@ import { outboundConfig, type OutboundConfig } from './outbound.config.js';
  * OUTBOUND_DESTINATION_HOSTS when that is set), or the operator (a forwarded action's backend, from
  * ACTIONS_FILE: any host but the ones never allowed).
  */
-export type DestinationOrigin = 'project' | 'operator';
+type DestinationOrigin = 'project' | 'operator';
 
 /**
  * The one place that decides where the server may connect. Every outbound client asks its origin's

@@ -125,7 +125,11 @@ export interface Scope {
   /** The field whose members these are; undefined at the top. */
   of?: string;
   fields: ReadonlyMap<string, QueryField>;
-  /** The names as error messages list them: fields without members first, each group in the catalogue's order. */
+  /** The fields compared by themselves (no members), in the catalogue's order. */
+  leaves: readonly string[];
+  /** The fields queried as `field(<predicate>)`, in the catalogue's order. */
+  composites: readonly string[];
+  /** The names as error messages list them: `leaves`, then `composites`. */
   names: readonly string[];
 }
 
@@ -264,9 +268,9 @@ export function compileCatalogue(spec: CatalogueSpec): Catalogue {
 }
 
 function scope(fields: QueryField[], of?: string): Scope {
-  const leaves = fields.filter((f) => f.kind !== 'object' && f.kind !== 'objectArray');
-  const composites = fields.filter((f) => f.kind === 'object' || f.kind === 'objectArray');
-  return { of, fields: new Map(fields.map((f) => [f.name, f])), names: [...leaves, ...composites].map((f) => f.name) };
+  const leaves = fields.filter((f) => f.kind !== 'object' && f.kind !== 'objectArray').map((f) => f.name);
+  const composites = fields.filter((f) => f.kind === 'object' || f.kind === 'objectArray').map((f) => f.name);
+  return { of, fields: new Map(fields.map((f) => [f.name, f])), leaves, composites, names: [...leaves, ...composites] };
 }
 
 function searchDataType(type: ValueType): SearchDataType {

@@ -21,7 +21,7 @@ export interface Position {
 }
 
 /** How a language states a position: where `offset` (0-based, in UTF-16 units) is, and how its messages say so. */
-export interface PositionFormat {
+interface PositionFormat {
   locate(text: string, offset: number): Position;
   describe(position: Position): string;
 }
@@ -60,7 +60,7 @@ export class QuerySyntaxError extends Error {
   }
 }
 
-export type Fail = (offset: number, reason: string) => never;
+type Fail = (offset: number, reason: string) => never;
 
 /** What one language's texts are made of. */
 export interface Lexicon {

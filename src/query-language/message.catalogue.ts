@@ -1,6 +1,28 @@
 import { compileCatalogue } from './catalogue.js';
 
 /**
+ * The values of a message's `type`, in the order of the documented table (docs/change-log-and-subscriptions.md#change-log).
+ * The one list: the message schema, the history's `types`, the subscriptions' filters and the writers' messages
+ * are checked against it.
+ */
+export const MESSAGE_TYPES = [
+  'ResourceCreated',
+  'ObjectTypePropertySet',
+  'ResourcePublished',
+  'ResourceUnpublished',
+  'SomeThingDone',
+  'SomePropertyChanged',
+  'SecondPropertyToUpdateImported',
+  'KeySet',
+  'ImageAdded',
+  'ResourceDeleted',
+] as const;
+export type MessageType = (typeof MESSAGE_TYPES)[number];
+
+/** A message type as a SQL literal, for the statements that write messages: `'ResourceCreated'`. */
+export const messageTypeSql = (type: MessageType): string => `'${type}'`;
+
+/**
  * A message of the change log (docs/change-log-and-subscriptions.md#change-log), fields in the order its JSON shows them; the members of
  * its type (`payload`, stored as JSON text) follow them. `lastModifiedAt`/`lastModifiedBy` repeat the
  * creation's: a message never changes. Columns: migration 1763700000010.

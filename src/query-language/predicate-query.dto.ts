@@ -1,6 +1,8 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { ApiPropertyOptional, ApiQuery } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { DomainError } from '../common/domain-error.js';
+import { ErrorCode } from '../common/error-code.js';
 import { PageQueryDto } from '../common/page-query.dto.js';
 import { Optional, QueryBoolean, Repeatable, rule } from '../common/validation/decorators.js';
 import type { Catalogue } from './catalogue.js';
@@ -96,6 +98,29 @@ export function PredicateQueryDto(catalogue: Catalogue, docs: PredicateQueryDocs
 }
 
 const VARIABLE = /^var\.([A-Za-z0-9]+)$/;
+const VARIABLE_NAME = /^[A-Za-z0-9]+$/;
+
+/** A variable given by name and values, as GraphQL's list fields take them beside `where`. */
+export interface NamedVariable {
+  name: string;
+  values: readonly string[];
+}
+
+/**
+ * Variables given as a list (GraphQL's `variables` argument) by name, under the rules of `var.<name>`: the name
+ * is letters and digits (else `InvalidField`), and a name given twice adds its values, as a repeated parameter does.
+ */
+export function variablesOf(list: readonly NamedVariable[], member: string): Variables {
+  const variables = new Map<string, string[]>();
+  list.forEach(({ name, values }, index) => {
+    if (!VARIABLE_NAME.test(name)) {
+      const field = `${member}[${index}].name`;
+      throw DomainError.of(ErrorCode.InvalidField, `Malformed parameter: ${field}: must be letters and digits, as in var.<name>.`, { field, invalidValue: name });
+    }
+    variables.set(name, [...(variables.get(name) ?? []), ...values]);
+  });
+  return variables;
+}
 
 /** The `var.<name>` query parameters (spec: name `^var[.][a-zA-Z0-9]+$`, repeatable) by name. */
 export const QueryVariables = createParamDecorator((_data: unknown, context: ExecutionContext): Variables => {

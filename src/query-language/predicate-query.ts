@@ -4,6 +4,7 @@ import type { Catalogue } from './catalogue.js';
 import { QuerySyntaxError } from './lexer.js';
 import type { PredicateQuery } from './predicate-query.dto.js';
 import { orderBy, parseSort, type SortItem } from './sort-expand.js';
+import { parseWhere } from './where-parser.js';
 import { SqlParams, type Variables, whereToSql } from './where-sql.js';
 
 /** A validated predicate query as SQL over the catalogue's table (its alias), for the model's repository. */
@@ -38,7 +39,7 @@ export function predicatePlan(
   try {
     where = whereToSql(catalogue, query.where ?? [], variables, params, projectKey, hints);
   } catch (error) {
-    if (error instanceof QuerySyntaxError) throw DomainError.invalidInput(`Malformed parameter: where: ${error.message}`);
+    if (error instanceof QuerySyntaxError) throw DomainError.invalidInput(malformedWhere(error));
     throw error;
   }
   const sorts = query.sort?.length ? query.sort.map(parseSort) : defaultSort;
@@ -51,6 +52,22 @@ export function predicatePlan(
     withTotal: query.withTotal,
     matchesFirst: hints.containment,
   };
+}
+
+const malformedWhere = (error: QuerySyntaxError): string => `Malformed parameter: where: ${error.message}`;
+
+/**
+ * The message a malformed `where` text is answered with, as the parser writes it from the catalogue: the
+ * OpenAPI example of a model's 400, which then lists the model's fields as the server does.
+ */
+export function malformedWhereExample(catalogue: Catalogue, text: string): string {
+  try {
+    parseWhere(catalogue, text);
+  } catch (error) {
+    if (error instanceof QuerySyntaxError) return malformedWhere(error);
+    throw error;
+  }
+  throw new Error(`not a malformed where: ${text}`);
 }
 
 /** One page of a query as its repository reads it: the results as one JSON array text, built by PostgreSQL. */

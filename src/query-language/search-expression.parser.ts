@@ -47,14 +47,14 @@ export type FacetExpression =
   | (FacetBase & { kind: 'filter'; items: FilterItem[] });
 
 /** Limits that keep one expression's SQL small. */
-export const EXPRESSION_LIMITS = { length: 2000, items: 100, ranges: 50, aliasLength: 100 };
+const EXPRESSION_LIMITS = { length: 2000, items: 100, ranges: 50, aliasLength: 100 };
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?(\d+))?/y;
 /** Exponents beyond this are refused: PostgreSQL's numeric would overflow or allocate huge values. */
 const MAX_EXPONENT = 1000;
 
 /** JSON numbers, dotted paths, no variables; failures at a column. */
-export const SEARCH_LEXICON: Lexicon = {
+const SEARCH_LEXICON: Lexicon = {
   positions: COLUMN,
   maxLength: EXPRESSION_LIMITS.length,
   tooLong: `longer than ${EXPRESSION_LIMITS.length} characters`,

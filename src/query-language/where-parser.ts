@@ -28,7 +28,7 @@ export type ValueNode =
   | { kind: 'boolean'; value: boolean; at: number }
   | { kind: 'variable'; name: string; at: number };
 
-export type VariableNode = Extract<ValueNode, { kind: 'variable' }>;
+type VariableNode = Extract<ValueNode, { kind: 'variable' }>;
 export type ListNode = { kind: 'list'; items: ValueNode[]; at: number } | VariableNode;
 
 export type Predicate =
@@ -61,7 +61,7 @@ const OPERATORS: ReadonlyMap<string, CompareOp> = new Map([
 const NUMBER = /-?[0-9]+(?:\.[0-9]+)?/y;
 
 /** Decimal numbers, `:variables`, comparison operators; failures at a line and column. */
-export const WHERE_LEXICON: Lexicon = {
+const WHERE_LEXICON: Lexicon = {
   positions: LINE_AND_COLUMN,
   maxLength: WHERE_LIMITS.length,
   tooLong: `expected a predicate of at most ${WHERE_LIMITS.length} characters`,

@@ -31,7 +31,7 @@ type Cast = 'text' | 'uuid' | 'bigint' | 'numeric' | 'boolean' | 'timestamptz' |
  * `contains any` binds each value on its own, so a long variable used many times would otherwise build
  * more parameters than PostgreSQL takes (65,535) and a statement too large to plan.
  */
-export const MAX_LIST_VALUES = 20_000;
+const MAX_LIST_VALUES = 20_000;
 
 /** Collects bound values; placeholders are numbered from `first`. */
 export class SqlParams {
@@ -401,7 +401,7 @@ function jsonValue(value: Typed, type: ValueType): string {
 }
 
 /** `-007.50` → `-7.50`: JSON's number syntax (no leading zeros), the value unchanged. */
-export function canonicalDecimal(text: string): string {
+function canonicalDecimal(text: string): string {
   const negative = text.startsWith('-');
   const [int, fraction] = (negative ? text.slice(1) : text).split('.');
   const digits = int.replace(/^0+(?=\d)/, '');

@@ -1,12 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { canonicalNumber } from '../common/query-params.js';
 import { parseJson } from '../common/lossless-json.js';
-import { DomainError } from '../common/domain-error.js';
-import { ErrorCode } from '../common/error-code.js';
 import { Optional, QueryBoolean, QueryInt64, QueryNumber, QueryString, Repeatable } from '../common/validation/decorators.js';
 import { type ObjectPattern, toObjectPattern } from '../common/object-pattern.js';
 import { documentArrays } from '../query-language/catalogue.js';
 import { OBJECT_TYPE_PROPERTY } from '../query-language/resource.catalogue.js';
+import { ResourceErrors } from './resource.errors.js';
 
 /** A SQL condition over `resource r` with its bound values (placeholders numbered from `offset`). */
 export interface SqlCondition {
@@ -66,7 +65,7 @@ export class GetResourcesQueryDto extends ResourceFilterQueryDto {
 }
 
 /** The defaults of HEAD /resource, applied to absent parameters (docs/api-guide.md#exists). */
-export const HEAD_DEFAULTS = {
+const HEAD_DEFAULTS = {
   stringParameter: 'test',
   booleanParameter: false,
   floatParameter: '10',
@@ -139,11 +138,7 @@ function unionCondition(
   if (text.trimStart().startsWith('{')) return patternCondition(parsePattern(text, 'unionParameter'), bind, inProject);
   const number = canonicalNumber(text);
   if (number === undefined) {
-    throw DomainError.of(
-      ErrorCode.InvalidField,
-      'Malformed parameter: unionParameter: must be a number, an ISO 8601 date-time or a JSON object.',
-      { field: 'unionParameter', invalidValue: text },
-    );
+    throw ResourceErrors.malformedUnionParameter(text);
   }
   const contains = arrayContainment(inProject);
   return `(${NUMERIC_ARRAYS.map((field) => contains(field, [number])).join(' OR ')})`;
@@ -154,10 +149,7 @@ function parsePattern(text: string, name: string): ObjectPattern {
   try {
     value = parseJson(text);
   } catch {
-    throw DomainError.of(ErrorCode.InvalidField, `Malformed parameter: ${name}: must be JSON of an ObjectTestType.`, {
-      field: name,
-      invalidValue: text,
-    });
+    throw ResourceErrors.malformedPattern(name, text);
   }
   return toObjectPattern(value, name);
 }

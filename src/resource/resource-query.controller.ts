@@ -8,10 +8,12 @@ import { ProjectKey } from '../common/project-key.js';
 import { ApiProjectKeyParam } from '../common/api-project-key-param.decorator.js';
 import { ResourcePagedQueryResponseDto, ResourceQueryDto } from './query/query.dto.js';
 import { ApiQueryVariables, QueryVariables } from '../query-language/predicate-query.dto.js';
+import { malformedWhereExample } from '../query-language/predicate-query.js';
+import { RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
 import type { Variables } from '../query-language/where-sql.js';
 import { ResourceQueryService } from './resource-query.service.js';
 
-const BAD_WHERE = 'Malformed parameter: where: expected a field (id, key, version, createdAt, lastModifiedAt, published, someProperty, secondPropertyToUpdate, objectTypeProperty) but found unknown field "colour" (line 1, column 1)';
+const BAD_WHERE = malformedWhereExample(RESOURCE_CATALOGUE, 'colour = "red"');
 
 /**
  * GET /{projectKey}/resource/sorted-query-parameters. A static segment: Fastify's router prefers it to

@@ -62,7 +62,7 @@ export class ResourceController {
     @AnswerSent() whenSent: WhenSent,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<string> {
-    const { json, total } = await this.resources.query(projectKey, query, whenSent);
+    const { json, total } = await this.resources.merge(projectKey, query, whenSent);
     res.header('X-Total-Count', String(total));
     return json;
   }

@@ -1,16 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsObject, IsOptional, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsObject, ValidateNested } from 'class-validator';
 import {
   IsBooleanValue,
-  MatchesRule,
   Optional,
   Required,
   rule,
   BoundedString,
 } from '../common/validation/decorators.js';
 import { IndexedErrors } from '../common/validation/validation.pipe.js';
+import { UpdateActions } from '../common/validation/update-actions.js';
 import { ArrayTestTypeDto, MAX_STRING_LENGTH, Version } from '../common/array-test-type.dto.js';
+import { Key, KEY_DOC, RemovableKey } from '../common/object-key.js';
 
 /*
  * The resource's request and response shapes. The class-validator decorators on the request classes
@@ -21,11 +22,7 @@ import { ArrayTestTypeDto, MAX_STRING_LENGTH, Version } from '../common/array-te
 
 /** Actions in one update request (POST /{projectKey}/resource/{id}). */
 export const MAX_UPDATE_ACTIONS = 500;
-export const KEY_PATTERN = /^[A-Za-z0-9_-]{2,256}$/;
-
-/** A resource key: 2–256 characters of `[A-Za-z0-9_-]`. */
-const Key = (): PropertyDecorator => MatchesRule(KEY_PATTERN, 'must be 2 to 256 characters of A-Z, a-z, 0-9, _ and -');
-const KEY_DOC = { pattern: KEY_PATTERN.source, description: 'Unique within the project.' };
+/** The key's rule is common to every keyed object; the service checks a key in a path against it too. */
 
 export class ModifierDto {
   @ApiProperty({ description: 'ID of the API client of the access token.' })
@@ -170,9 +167,7 @@ export class ImportFooForSecondPropertyToUpdateAction extends UpdateActionDto {
 export class SetKeyAction extends UpdateActionDto {
   declare action: 'setKey';
 
-  @IsOptional()
-  @Key()
-  @ApiPropertyOptional({ ...KEY_DOC, type: 'string', nullable: true, description: 'Absent or null removes the key.' })
+  @RemovableKey()
   key?: string | null;
 }
 
@@ -214,20 +209,7 @@ export class UpdateRequestDto {
   @ApiProperty({ type: 'number', description: 'Expected version of the resource (a whole number); 409 on mismatch.' })
   version: number;
 
-  @Required()
-  @IsArray()
-  @ArrayMaxSize(MAX_UPDATE_ACTIONS, { message: `must have at most ${MAX_UPDATE_ACTIONS} actions` })
-  @ValidateNested({ each: true })
-  @Type(() => UpdateActionDto, {
-    discriminator: { property: 'action', subTypes: Object.entries(ACTION_CLASSES).map(([name, value]) => ({ name, value })) },
-    keepDiscriminatorProperty: true,
-  })
-  @ApiProperty({
-    type: 'array',
-    maxItems: MAX_UPDATE_ACTIONS,
-    description: 'Applied in order, all or nothing.',
-    items: { oneOf: Object.values(ACTION_CLASSES).map((cls) => ({ $ref: `#/components/schemas/${cls.name}` })) },
-  })
+  @UpdateActions(UpdateActionDto, ACTION_CLASSES, MAX_UPDATE_ACTIONS)
   actions: UpdateAction[];
 }
 

@@ -6,13 +6,23 @@ export interface Modifier {
 }
 
 /**
- * The stored resource, as documentation of its table (see database/data-source-options.ts): the schema
- * is written by migrations, and every read and write is SQL in the repositories (every versioned write
- * is `UPDATE … WHERE version = $n`).
+ * The stored resource. The schema is written by migrations and every read and write is SQL in the
+ * repositories (docs/architecture.md, "Entities and SQL"); test/entity-schema.spec.ts checks this class
+ * against the migrated table.
  */
 @Entity({ name: 'resource' })
 @Unique('resource_project_key_key_unique', ['projectKey', 'key'])
 @Index('resource_project_created_idx', ['projectKey', 'createdAt', 'id'])
+// The predicate queries' indexes: each compared or sorted field after the project, ending with the id.
+@Index('resource_project_id_idx', ['projectKey', 'id'])
+@Index('resource_project_version_idx', ['projectKey', 'version', 'id'])
+@Index('resource_project_modified_idx', ['projectKey', 'lastModifiedAt', 'id'])
+@Index('resource_project_published_idx', ['projectKey', 'published', 'id'])
+// Strings ordered byte-wise (COLLATE "C"), and the document's GIN index (jsonb_path_ops): in the migrations only.
+@Index('resource_project_key_c_idx', { synchronize: false })
+@Index('resource_project_some_property_idx', { synchronize: false })
+@Index('resource_project_second_property_idx', { synchronize: false })
+@Index('resource_project_document_idx', { synchronize: false })
 export class ResourceEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'resource_pkey' })
   id: string;
@@ -52,4 +62,8 @@ export class ResourceEntity {
 
   @Column({ type: 'jsonb', default: () => "'[]'" })
   images: unknown[];
+
+  /** The sequence number of the resource's last change-log message (0 before the first). */
+  @Column({ name: 'message_sequence', type: 'integer', default: 0 })
+  messageSequence: number;
 }

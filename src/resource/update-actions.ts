@@ -1,4 +1,5 @@
 import { toJsonText } from '../common/lossless-json.js';
+import type { MessageType } from '../query-language/message.catalogue.js';
 import type { UpdateAction, UpdateRequestDto } from './resource.dto.js';
 
 /** The net effect of an action list: `undefined` leaves a field as it is, `null` clears it. */
@@ -16,13 +17,14 @@ export interface ResourceChanges {
 }
 
 /**
- * A message of an update action: its type `t` and payload `p` (the type's members as JSON text without
+ * A message of an update action: its type `t` (one of the catalogue's, so a misspelt or retired type does
+ * not compile) and payload `p` (the type's members as JSON text without
  * braces). `o` names the field whose value before the write the message also carries (`oldSomeProperty`,
  * `oldKey`): the statement adds it from the row, read under its lock. When an earlier action of the same
  * list set that field, the old value is that action's, and `p` has it already.
  */
 export interface ActionMessage {
-  t: string;
+  t: MessageType;
   p: string;
   o?: 'someProperty' | 'key';
 }
@@ -30,10 +32,10 @@ export interface ActionMessage {
 /**
  * Every update action (docs/api-guide.md#update-with-actions) sets fields of the resource, so a validated, ordered list
  * reduces to one set of assignments: the last writer of a field wins, and the whole list is one
- * conditional UPDATE (all or nothing).
+ * conditional UPDATE (all or nothing). `changes`: the effect of earlier changes of the same write, which the
+ * actions follow (an overwrite, or the client's actions that an extension's follow).
  */
-export function reduceActions(request: UpdateRequestDto): ResourceChanges {
-  const changes: ResourceChanges = { publishImages: false, messages: [] };
+export function reduceActions(request: Pick<UpdateRequestDto, 'actions'>, changes: ResourceChanges = { publishImages: false, messages: [] }): ResourceChanges {
   for (const action of request.actions) {
     changes.messages.push(message(action, changes));
     apply(action, changes);

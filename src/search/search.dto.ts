@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsOptional } from 'class-validator';
 import { QueryBoolean, Repeatable, WholeNumber } from '../common/validation/decorators.js';
 import { ObjectTestTypeDto } from '../resource/resource.dto.js';
+import { RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
 
 /** Limits on the repeatable parameters (each expression's own limits are in the parser). */
 export const SEARCH_LIMITS = { limit: 500, defaultLimit: 20, offset: 10000, expressions: 50, facets: 20, sorts: 10, texts: 10 };
@@ -68,8 +69,8 @@ export class SearchQueryDto {
   @ApiPropertyOptional({
     type: [String],
     description:
-      'Repeatable: `<field> asc|desc`; fields score (relevance), id, key, version, createdAt, lastModifiedAt, published, someProperty, ' +
-      'secondPropertyToUpdate. Default: score desc with a text, else createdAt asc; ties by id asc.',
+      `Repeatable: \`<field> asc|desc\`; fields score (relevance), ${[...RESOURCE_CATALOGUE.sortFields.keys()].join(', ')}. ` +
+      `Default: score desc with a text, else createdAt asc; ties by ${RESOURCE_CATALOGUE.id.name} asc.`,
   })
   @IsOptional()
   @Repeatable()

@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { Database, type Statement } from '../database/database.js';
 import type { ColumnSpec, SearchPath } from '../query-language/catalogue.js';
 import { RESOURCE_CATALOGUE } from '../query-language/resource.catalogue.js';
-import type { FacetExpression, FilterExpression, FilterItem, NumericRange } from '../query-language/search-expression.parser.js';
-import { RESOURCE_JSON } from '../resource/resource.repository.js';
-import { boundedItems } from '../database/bounded-list.js';
+import { parseFacet, parseFilter, type FacetExpression, type FilterExpression, type FilterItem, type NumericRange } from '../query-language/search-expression.parser.js';
+import { statementTemplate } from '../database/named-statement.js';
+import { RESOURCE_JSON } from '../resource/resource-write.js';
+import { boundedItems, joinChunks, type ItemChunk } from '../database/bounded-list.js';
 import { FUZZY_MAX_ALTERNATIVES } from './text-search.js';
 import { SEARCH_VALUES_CONFIG } from '../database/migrations/1763700000016-search-values-row.js';
 
@@ -303,76 +304,118 @@ export class SearchRepository {
   }
 
   /**
-   * The whole answer `{limit, offset, count, total, results, facets}` as JSON text built by PostgreSQL;
-   * null when the page's results would pass `plan.maxBytes`.
+   * The whole answer `{limit, offset, count, total, results, facets}` as JSON text, its parts built by
+   * the database and joined here; null when the page's results would pass `plan.maxBytes`.
    */
   async search(projectKey: string, plan: SearchPlan): Promise<string | null> {
-    const b = new Binder();
-    const project = b.bind(projectKey, 'text');
-    const resultWhere = plan.resultFilters.map((f) => filterCondition(f, b));
-    const facetWhere = plan.facetFilters.map((f) => filterCondition(f, b));
-    const order = [...plan.sort.map((s) => `${SORT_COLUMNS.get(s.field)} ${s.descending ? 'DESC' : 'ASC'}`), 'r.id ASC'].join(', ');
-    const facets =
-      plan.facets.length === 0 ? `'{}'::json` : `json_build_object(${plan.facets.map((f) => `${b.bind(f.name, 'text')}, ${facetSql(f.facet, b)}`).join(', ')})`;
-    // base is computed once; res and fac read it where they are used (no copy of its rows), except fac
-    // when facet filters narrow it (then once). The page is numbered in the order its LIMIT sort yields.
-    const text = `
-      WITH base AS MATERIALIZED (${this.matches(project, plan, b)}),
-      res AS NOT MATERIALIZED (SELECT * FROM base r WHERE ${resultWhere.length > 0 ? resultWhere.join(' AND ') : 'TRUE'}),
-      fac AS ${facetWhere.length > 0 ? `MATERIALIZED (SELECT * FROM base r WHERE ${facetWhere.join(' AND ')})` : 'NOT MATERIALIZED (SELECT * FROM base)'}
-      SELECT '{"limit":' || ${b.bind(plan.limit, 'integer')} || ',"offset":' || ${b.bind(plan.offset, 'integer')}
-          || ',"count":' || p.count || ',"total":' || (SELECT count(*) FROM res)
-          || ',"results":' || p.results || ',"facets":' || (${facets})::text || '}' AS json
-      FROM (${boundedItems(
-        `SELECT ${RESOURCE_JSON} AS j, p.n
-         FROM (SELECT q.id, row_number() OVER () AS n
-               FROM (SELECT r.id FROM res r ORDER BY ${order} LIMIT ${b.bind(plan.limit, 'integer')} OFFSET ${b.bind(plan.offset, 'integer')}) q) p
-         JOIN resource r ON r.id = p.id`,
-        b.bind(plan.maxBytes, 'bigint'),
-      )}) p`;
-    // NULL when the page's results pass plan.maxBytes (boundedItems).
-    return (await this.db.reader().one<{ json: string | null }>(text, b.values, projectKey))!.json;
-  }
-
-  /**
-   * The matching resources `r` with their `score`, answered by `resource_search` alone: a text's
-   * configuration partition carries project, `published`, key and creation time, and the values
-   * partition (read alone without text) carries them too with every path's values. The values are read
-   * only when a filter or facet needs them (with text, from each match's values row by primary key), and
-   * `resource` only for a sort on another field or a `version` path.
-   */
-  private matches(project: string, plan: SearchPlan, b: Binder): string {
-    const filters = [...plan.queryFilters, ...plan.resultFilters, ...plan.facetFilters];
-    const paths = [...filters.map((f) => f.path), ...plan.facets.map((f) => f.facet.path)];
-    const needsResource = paths.some((p) => p.source.kind === 'column' && !p.source.copied) || plan.sort.some((s) => !ROW_SORTS.has(s.field));
-    // Only the values columns some filter or facet reads: base's rows are copied once and read by every stage.
-    const values = [...new Set(paths.map(valuesColumn).filter((c): c is string => c !== undefined))];
-    const columns = [...COPIED_COLUMNS.keys(), ...values];
-    // The first text's rows carry every column (the values from the values row `v`); the others only the id they are joined on.
-    const copied = [...COPIED_COLUMNS.values()].join(', ');
-    const published = plan.staged ? '' : ' AND s.published';
-    let rows: string;
-    if (plan.texts.length === 0) {
-      rows = `SELECT ${[copied, ...values.map((c) => `s.${c}`)].join(', ')}, 0::real AS score
-              FROM resource_search s WHERE s.config = '${SEARCH_VALUES_CONFIG}' AND s.project_key = ${project}${published}`;
-    } else {
-      // One scan of a configuration's partition per text (`config` is a constant: the planner prunes).
-      const hits = plan.texts.map((text, i) => {
-        const query = textQuery(text, b);
-        const withValues = i === 0 && values.length > 0;
-        const selected = i === 0 ? [copied, ...values.map((c) => `v.${c}`)].join(', ') : COPIED_COLUMNS.get('id');
-        return `(SELECT ${selected}, ts_rank(s.vector, ${query}) AS score FROM resource_search s
-                 ${withValues ? valuesOfMatch(values) : ''}
-                 WHERE s.config = '${text.config}' AND s.project_key = ${project}${published} AND s.vector @@ (${query})) t${i}`;
-      });
-      const joined = hits.reduce((from, hit, i) => `${from} JOIN ${hit} ON t${i}.id = t0.id`);
-      rows = `SELECT ${columns.map((c) => `t0.${c}`).join(', ')}, (${plan.texts.map((_, i) => `t${i}.score`).join(' + ')})::real AS score FROM ${joined}`;
-    }
-    if (needsResource) {
-      rows = `SELECT m.*, ${RESOURCE_COLUMNS}
-              FROM (${rows}) m JOIN resource r ON r.id = m.id`;
-    }
-    const where = plan.queryFilters.map((filter) => filterCondition(filter, b));
-    return where.length === 0 ? rows : `SELECT * FROM (${rows}) r WHERE ${where.join(' AND ')}`;
+    const { text, values } = searchStatement(projectKey, plan);
+    // The results in rows of about a MiB, null when they pass plan.maxBytes (boundedItems), between the
+    // answer's other members, which every row carries.
+    const page = joinChunks(await this.db.reader().query<ItemChunk & { head: string; tail: string }>(text, values, projectKey));
+    return page.results === null ? null : page.head + page.results + page.tail;
   }
 }
+
+/** The statement of a search and its values, in the order its placeholders were bound. */
+function searchStatement(projectKey: string, plan: SearchPlan): { text: string; values: unknown[] } {
+  const b = new Binder();
+  const project = b.bind(projectKey, 'text');
+  const resultWhere = plan.resultFilters.map((f) => filterCondition(f, b));
+  const facetWhere = plan.facetFilters.map((f) => filterCondition(f, b));
+  const order = [...plan.sort.map((s) => `${SORT_COLUMNS.get(s.field)} ${s.descending ? 'DESC' : 'ASC'}`), 'r.id ASC'].join(', ');
+  const facets =
+    plan.facets.length === 0 ? `'{}'::json` : `json_build_object(${plan.facets.map((f) => `${b.bind(f.name, 'text')}, ${facetSql(f.facet, b)}`).join(', ')})`;
+  // base is computed once; res and fac read it where they are used (no copy of its rows), except fac
+  // when facet filters narrow it (then once). The page is numbered in the order its LIMIT sort yields.
+  const text = `
+    WITH base AS MATERIALIZED (${matches(project, plan, b)}),
+    res AS NOT MATERIALIZED (SELECT * FROM base r WHERE ${resultWhere.length > 0 ? resultWhere.join(' AND ') : 'TRUE'}),
+    fac AS ${facetWhere.length > 0 ? `MATERIALIZED (SELECT * FROM base r WHERE ${facetWhere.join(' AND ')})` : 'NOT MATERIALIZED (SELECT * FROM base)'}
+    SELECT p.count, p.results, p.chunk,
+        '{"limit":' || ${b.bind(plan.limit, 'integer')} || ',"offset":' || ${b.bind(plan.offset, 'integer')}
+        || ',"count":' || p.count || ',"total":' || (SELECT count(*) FROM res) || ',"results":' AS head,
+        ',"facets":' || (${facets})::text || '}' AS tail
+    FROM (${boundedItems(
+      `SELECT ${RESOURCE_JSON} AS j, p.n
+       FROM (SELECT q.id, row_number() OVER () AS n
+             FROM (SELECT r.id FROM res r ORDER BY ${order} LIMIT ${b.bind(plan.limit, 'integer')} OFFSET ${b.bind(plan.offset, 'integer')}) q) p
+       JOIN resource r ON r.id = p.id`,
+      b.bind(plan.maxBytes, 'bigint'),
+    )}) p`;
+  return { text, values: b.values };
+}
+
+/**
+ * The matching resources `r` with their `score`, answered by `resource_search` alone: a text's
+ * configuration partition carries project, `published`, key and creation time, and the values
+ * partition (read alone without text) carries them too with every path's values. The values are read
+ * only when a filter or facet needs them (with text, from each match's values row by primary key), and
+ * `resource` only for a sort on another field or a `version` path.
+ */
+function matches(project: string, plan: SearchPlan, b: Binder): string {
+  const filters = [...plan.queryFilters, ...plan.resultFilters, ...plan.facetFilters];
+  const paths = [...filters.map((f) => f.path), ...plan.facets.map((f) => f.facet.path)];
+  const needsResource = paths.some((p) => p.source.kind === 'column' && !p.source.copied) || plan.sort.some((s) => !ROW_SORTS.has(s.field));
+  // Only the values columns some filter or facet reads: base's rows are copied once and read by every stage.
+  const values = [...new Set(paths.map(valuesColumn).filter((c): c is string => c !== undefined))];
+  const columns = [...COPIED_COLUMNS.keys(), ...values];
+  // The first text's rows carry every column (the values from the values row `v`); the others only the id they are joined on.
+  const copied = [...COPIED_COLUMNS.values()].join(', ');
+  const published = plan.staged ? '' : ' AND s.published';
+  let rows: string;
+  if (plan.texts.length === 0) {
+    rows = `SELECT ${[copied, ...values.map((c) => `s.${c}`)].join(', ')}, 0::real AS score
+            FROM resource_search s WHERE s.config = '${SEARCH_VALUES_CONFIG}' AND s.project_key = ${project}${published}`;
+  } else {
+    // One scan of a configuration's partition per text (`config` is a constant: the planner prunes).
+    const hits = plan.texts.map((text, i) => {
+      const query = textQuery(text, b);
+      const withValues = i === 0 && values.length > 0;
+      const selected = i === 0 ? [copied, ...values.map((c) => `v.${c}`)].join(', ') : COPIED_COLUMNS.get('id');
+      return `(SELECT ${selected}, ts_rank(s.vector, ${query}) AS score FROM resource_search s
+               ${withValues ? valuesOfMatch(values) : ''}
+               WHERE s.config = '${text.config}' AND s.project_key = ${project}${published} AND s.vector @@ (${query})) t${i}`;
+    });
+    const joined = hits.reduce((from, hit, i) => `${from} JOIN ${hit} ON t${i}.id = t0.id`);
+    rows = `SELECT ${columns.map((c) => `t0.${c}`).join(', ')}, (${plan.texts.map((_, i) => `t${i}.score`).join(' + ')})::real AS score FROM ${joined}`;
+  }
+  if (needsResource) {
+    rows = `SELECT m.*, ${RESOURCE_COLUMNS}
+            FROM (${rows}) m JOIN resource r ON r.id = m.id`;
+  }
+  const where = plan.queryFilters.map((filter) => filterCondition(filter, b));
+  return where.length === 0 ? rows : `SELECT * FROM (${rows}) r WHERE ${where.join(' AND ')}`;
+}
+
+/** Two searches as `npm run sql` renders them: filters and a facet without text, and a fuzzy text by relevance. */
+const EXAMPLE_PLANS: SearchPlan[] = [
+  {
+    staged: false,
+    texts: [],
+    queryFilters: [parseFilter(RESOURCE_CATALOGUE, 'published:true')],
+    resultFilters: [parseFilter(RESOURCE_CATALOGUE, 'objectTypeProperty.arrayOfIntExample:range (1 to 10)')],
+    facetFilters: [],
+    facets: [{ name: 'key', facet: parseFacet(RESOURCE_CATALOGUE, 'key') }],
+    sort: [{ field: 'createdAt', descending: true }],
+    limit: 20,
+    offset: 0,
+    maxBytes: 1_048_576,
+  },
+  {
+    staged: false,
+    texts: [{ config: 'english', words: [['red', 'rod'], ['chair']] }],
+    queryFilters: [],
+    resultFilters: [],
+    facetFilters: [],
+    facets: [],
+    sort: [{ field: 'score', descending: true }],
+    limit: 20,
+    offset: 0,
+    maxBytes: 1_048_576,
+  },
+];
+
+export const SEARCH_SQL = {
+  neighbours: NEIGHBOURS,
+  search: statementTemplate(EXAMPLE_PLANS.map((plan): [SearchPlan] => [plan]), (plan: SearchPlan) => searchStatement('', plan).text),
+};

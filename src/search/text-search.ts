@@ -29,16 +29,6 @@ export const FUZZY_MAX_WORD_LENGTH = 64;
 /** At most this many neighbours per query word, nearest first. */
 export const FUZZY_MAX_ALTERNATIVES = 20;
 
-export interface TextQuery {
-  /** The parameter name, e.g. `text.de-DE`. */
-  parameter: string;
-  /** PostgreSQL text-search configuration, e.g. `german`; `resource_search` rows of that `config` hold its vectors. */
-  config: string;
-  text: string;
-  /** Words, all of which must match (AND). */
-  words: string[];
-}
-
 /**
  * The configuration whose rows answer a `text.<lang>` parameter: the language's own when the server
  * indexes it (`indexed`, from SEARCH_LANGUAGES), else `simple` (words without stemming).

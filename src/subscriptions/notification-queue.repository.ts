@@ -1,17 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
-import { DispatchDatabase } from '../database/database.module.js';
+import { commitHorizonSql, HORIZON_MARGIN_MS } from '../database/commit-horizon.js';
+import { DispatchDatabase } from './dispatch-database.js';
 import { MESSAGE_JSON } from '../query-language/message.catalogue.js';
 import type { NotificationFormat, QueuedNotification } from './notification-format.js';
 import type { FailureKind } from './delivery-error.js';
 
+/**
+ * Opens the queuing transaction. Its scan has one right plan whatever the tables hold: per subscribed
+ * project, a range of `message_project_created_idx`, then per (subscription, resource) index lookups.
+ * Without statistics (a new database, or autovacuum off, as on the CI's PostgreSQL) the planner guessed a
+ * third of `message` for the range and read the whole table once or twice per round instead: by sequential
+ * scans, or through the BRIN index, whose newest ranges stay unsummarized until a vacuum.
+ */
+export const BEGIN_QUEUING = 'BEGIN; SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off; SET LOCAL enable_bitmapscan = off';
 const TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${TIMESTAMP})`;
-/**
- * Taken off the horizon (lockPosition): `created_at` keeps milliseconds (rounded), and a statement's start
- * time is taken a moment before the backend shows it.
- */
-const HORIZON_MARGIN_MS = 50;
 
 /**
  * Turns the change log into notifications (docs/change-log-and-subscriptions.md#subscriptions), one statement: the resources of subscribed
@@ -143,7 +147,7 @@ export interface ClaimedNotification extends QueuedNotification {
   format: NotificationFormat;
 }
 
-export interface DispatchPosition {
+interface DispatchPosition {
   scannedTo: Date;
   /** Where the next scan may start: no message older than this can still become visible (see lockPosition). */
   horizon: Date;
@@ -161,85 +165,22 @@ export interface StatusUpdate {
   error: { at: Date; message: string };
 }
 
-@Injectable()
-export class NotificationQueueRepository {
-  constructor(private readonly db: DispatchDatabase) {}
-
-  connect(): Promise<PoolClient> {
-    return this.db.pool.connect();
-  }
-
-  /**
-   * The dispatch position, locked for this transaction; undefined when another process holds it.
-   * `sweepFrom`: where this round's slice of the sweep starts: the cursor of the pass under way, or, when
-   * none is and the last began `sweepIntervalMs` ago or more, `lookbackMs` before now (a pass begins:
-   * `sweepBegins`); null: no slice this round.
-   *
-   * `horizon`: the start of the oldest transaction of this database still running (other than this one),
-   * or now, less HORIZON_MARGIN_MS, and never more than `lookbackMs` ago. A write stamps its messages with
-   * its transaction's start (`now()`), so a message older than the horizon was committed (or rolled back)
-   * before this statement, and any later statement of this transaction sees it. Read here, before the scan's
-   * own snapshot. `query_start` counts too: a statement's start time is taken just before its transaction
-   * shows its `xact_start`. Backends of other roles are not shown without `pg_read_all_stats`; they do not
-   * write messages (the server processes connect as one role), and the sweep still covers them.
-   */
-  async lockPosition(client: PoolClient, sweepIntervalMs: number, lookbackMs: number): Promise<DispatchPosition | undefined> {
-    const { rows } = await client.query<DispatchPosition>(
-      `SELECT scanned_to AS "scannedTo",
-              greatest(now() - make_interval(secs => $2),
-                       least(statement_timestamp(),
-                             (SELECT min(least(a.xact_start, a.query_start)) FROM pg_stat_activity a
-                              WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
-                                AND a.backend_type = 'client backend' AND (a.xact_start IS NOT NULL OR a.state = 'active')))
-                       - make_interval(secs => $3)) AS horizon,
+/** The statements of the notification queue. */
+export const NOTIFICATION_QUEUE_SQL = {
+  begin: BEGIN_QUEUING,
+  /** The dispatch position, locked for the queuing transaction (see `lockPosition`). */
+  lockPosition: `SELECT scanned_to AS "scannedTo",
+              ${commitHorizonSql('$2', '$3')} AS horizon,
               coalesce(sweep_cursor, CASE WHEN swept_at <= now() - make_interval(secs => $1) THEN now() - make_interval(secs => $2) END) AS "sweepFrom",
               sweep_cursor IS NULL AND swept_at <= now() - make_interval(secs => $1) AS "sweepBegins"
        FROM subscription_dispatch WHERE id = 1 FOR UPDATE SKIP LOCKED`,
-      [sweepIntervalMs / 1000, lookbackMs / 1000, HORIZON_MARGIN_MS / 1000],
-    );
-    return rows[0];
-  }
-
-  /**
-   * Queues the messages since `from` and those of the sweep's slice `[slice.from, slice.to)` when given, and
-   * saves the position: `next.horizon` (read by lockPosition; never back), `next.sweepCursor` (where the
-   * next slice starts; null: the pass is over), `next.sweepBegan` (this round began a pass).
-   */
-  async fanOut(
-    client: PoolClient,
-    from: Date,
-    slice: { from: Date; to: Date } | undefined,
-    next: { horizon: Date; sweepCursor: Date | null; sweepBegan: boolean },
-  ): Promise<{ queued: number; subscribed: boolean }> {
-    const values = [from, slice?.from ?? null, slice?.to ?? null, next.horizon, next.sweepCursor, next.sweepBegan];
-    return (await client.query<{ queued: number; subscribed: boolean }>(FAN_OUT, values)).rows[0];
-  }
-
-  /**
-   * Drops the notifications of messages past their retention (MESSAGES_RETENTION_DAYS): the documented rules
-   * retries a notification until its destination accepts it or its message's retention ends. How many.
-   */
-  async expire(client: PoolClient, retentionDays: number): Promise<number> {
-    const { rowCount } = await client.query('DELETE FROM subscription_notification WHERE created_at < now() - make_interval(days => $1)', [retentionDays]);
-    return rowCount ?? 0;
-  }
-
-  claim(limit: number, leaseSeconds: number): Promise<ClaimedNotification[]> {
-    return this.db.query<ClaimedNotification>(CLAIM, [limit, leaseSeconds]);
-  }
-
-  /**
-   * Removes accepted notifications from the queue and records in each subscription's status its last
-   * delivery and the last error of what was removed (a notification that failed before it went through),
-   * in one statement: a health read (one snapshot of both tables) never sees a notification gone from the
-   * queue without its delivery, nor its error vanish with it. Each stream's next notification is claimable
-   * after it.
-   */
-  async delivered(accepted: readonly AcceptedNotification[]): Promise<void> {
-    await this.db.query(
-      {
-        name: 'subscription_notification_delivered',
-        text: `WITH d AS (
+  fanOut: FAN_OUT,
+  /** Drops the notifications of messages past their retention. */
+  expire: 'DELETE FROM subscription_notification WHERE created_at < now() - make_interval(days => $1)',
+  claim: CLAIM,
+  delivered: {
+    name: 'subscription_notification_delivered',
+    text: `WITH d AS (
                  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::timestamptz[]) AS d(subscription_id, resource_id, ordinal, delivered_at)
                ), removed AS (
                  DELETE FROM subscription_notification n USING d
@@ -258,7 +199,105 @@ export class NotificationQueueRepository {
                ORDER BY l.subscription_id
                ON CONFLICT (subscription_id) DO UPDATE SET
                  last_delivered_at = greatest(subscription_status.last_delivered_at, excluded.last_delivered_at), ${LATEST_ERROR}`,
-      },
+  },
+  release: {
+    name: 'subscription_notification_release',
+    text: `UPDATE subscription_notification n SET due_at = now()
+               FROM unnest($1::uuid[], $2::uuid[], $3::bigint[]) AS d(subscription_id, resource_id, ordinal)
+               WHERE n.subscription_id = d.subscription_id AND n.resource_id = d.resource_id AND n.ordinal = d.ordinal`,
+  },
+  failed: {
+    name: 'subscription_notification_failed',
+    text: `UPDATE subscription_notification SET attempts = attempts + 1, due_at = now() + make_interval(secs => $4),
+                      last_error = $5, last_error_at = now(), error_kind = $6
+               WHERE subscription_id = $1 AND resource_id = $2 AND ordinal = $3`,
+  },
+  saveStatus: `INSERT INTO subscription_status (subscription_id, last_error_at, last_error)
+       SELECT u.id, u.error_at, u.error
+       FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS u(id, error_at, error)
+       WHERE EXISTS (SELECT 1 FROM subscription s WHERE s.id = u.id)
+       ON CONFLICT (subscription_id) DO UPDATE SET ${LATEST_ERROR}`,
+  any: { name: 'subscription_any', text: 'SELECT EXISTS (SELECT 1 FROM subscription) AS any' },
+  pending: 'SELECT count(*)::integer AS n FROM subscription_notification',
+};
+const SQL = NOTIFICATION_QUEUE_SQL;
+
+@Injectable()
+export class NotificationQueueRepository {
+  constructor(private readonly db: DispatchDatabase) {}
+
+  /**
+   * Queues the messages written since the position, in one transaction (BEGIN_QUEUING) that holds the
+   * position's row: how many notifications, whether any subscription exists (undefined when another
+   * process held the turn), and how many notifications it dropped because their messages are past
+   * `retentionDays` (only when a pass of the sweep begins). The round's slice of the sweep is
+   * `sweepSliceMs` long (see the dispatcher).
+   */
+  queueMessages(options: { sweepIntervalMs: number; lookbackMs: number; sweepSliceMs: number; retentionDays: number }): Promise<{ queued: number; subscribed?: boolean; expired: number }> {
+    return this.db.transaction(async (client) => {
+      const position = await this.lockPosition(client, options.sweepIntervalMs, options.lookbackMs);
+      if (!position) return { queued: 0, expired: 0 };
+      const { slice, cursor } = sweepSlice(position, options.sweepSliceMs);
+      const result = await this.fanOut(client, position.scannedTo, slice, { horizon: position.horizon, sweepCursor: cursor, sweepBegan: position.sweepBegins });
+      const expired = position.sweepBegins ? await this.expire(client, options.retentionDays) : 0;
+      return { ...result, expired };
+    }, SQL.begin);
+  }
+
+  /**
+   * The dispatch position, locked for this transaction; undefined when another process holds it.
+   * `sweepFrom`: where this round's slice of the sweep starts: the cursor of the pass under way, or, when
+   * none is and the last began `sweepIntervalMs` ago or more, `lookbackMs` before now (a pass begins:
+   * `sweepBegins`); null: no slice this round.
+   *
+   * `horizon`: the commit horizon (database/commit-horizon.ts), never more than `lookbackMs` ago: a message
+   * older than it was committed (or rolled back) before this statement, and any later statement of this
+   * transaction sees it. Read here, before the scan's own snapshot. What the horizon cannot see (backends of
+   * another role) the sweep still covers.
+   */
+  private async lockPosition(client: PoolClient, sweepIntervalMs: number, lookbackMs: number): Promise<DispatchPosition | undefined> {
+    const { rows } = await client.query<DispatchPosition>(SQL.lockPosition, [sweepIntervalMs / 1000, lookbackMs / 1000, HORIZON_MARGIN_MS / 1000]);
+    return rows[0];
+  }
+
+  /**
+   * Queues the messages since `from` and those of the sweep's slice `[slice.from, slice.to)` when given, and
+   * saves the position: `next.horizon` (read by lockPosition; never back), `next.sweepCursor` (where the
+   * next slice starts; null: the pass is over), `next.sweepBegan` (this round began a pass).
+   */
+  private async fanOut(
+    client: PoolClient,
+    from: Date,
+    slice: { from: Date; to: Date } | undefined,
+    next: { horizon: Date; sweepCursor: Date | null; sweepBegan: boolean },
+  ): Promise<{ queued: number; subscribed: boolean }> {
+    const values = [from, slice?.from ?? null, slice?.to ?? null, next.horizon, next.sweepCursor, next.sweepBegan];
+    return (await client.query<{ queued: number; subscribed: boolean }>(SQL.fanOut, values)).rows[0];
+  }
+
+  /**
+   * Drops the notifications of messages past their retention (MESSAGES_RETENTION_DAYS): the documented rules
+   * retries a notification until its destination accepts it or its message's retention ends. How many.
+   */
+  private async expire(client: PoolClient, retentionDays: number): Promise<number> {
+    const { rowCount } = await client.query(SQL.expire, [retentionDays]);
+    return rowCount ?? 0;
+  }
+
+  claim(limit: number, leaseSeconds: number): Promise<ClaimedNotification[]> {
+    return this.db.query<ClaimedNotification>(SQL.claim, [limit, leaseSeconds]);
+  }
+
+  /**
+   * Removes accepted notifications from the queue and records in each subscription's status its last
+   * delivery and the last error of what was removed (a notification that failed before it went through),
+   * in one statement: a health read (one snapshot of both tables) never sees a notification gone from the
+   * queue without its delivery, nor its error vanish with it. Each stream's next notification is claimable
+   * after it.
+   */
+  async delivered(accepted: readonly AcceptedNotification[]): Promise<void> {
+    await this.db.query(
+      SQL.delivered,
       [accepted.map((n) => n.subscriptionId), accepted.map((n) => n.resourceId), accepted.map((n) => n.ordinal), accepted.map((n) => n.acceptedAt)],
     );
   }
@@ -266,24 +305,14 @@ export class NotificationQueueRepository {
   /** Ends the leases of claimed notifications that were not attempted: each is due again now. */
   async release(claimed: readonly ClaimedNotification[]): Promise<void> {
     await this.db.query(
-      {
-        name: 'subscription_notification_release',
-        text: `UPDATE subscription_notification n SET due_at = now()
-               FROM unnest($1::uuid[], $2::uuid[], $3::bigint[]) AS d(subscription_id, resource_id, ordinal)
-               WHERE n.subscription_id = d.subscription_id AND n.resource_id = d.resource_id AND n.ordinal = d.ordinal`,
-      },
+      SQL.release,
       [claimed.map((n) => n.subscriptionId), claimed.map((n) => n.resourceId), claimed.map((n) => n.ordinal)],
     );
   }
 
   async failed(n: ClaimedNotification, retryInMs: number, kind: FailureKind, message: string): Promise<void> {
     await this.db.query(
-      {
-        name: 'subscription_notification_failed',
-        text: `UPDATE subscription_notification SET attempts = attempts + 1, due_at = now() + make_interval(secs => $4),
-                      last_error = $5, last_error_at = now(), error_kind = $6
-               WHERE subscription_id = $1 AND resource_id = $2 AND ordinal = $3`,
-      },
+      SQL.failed,
       [n.subscriptionId, n.resourceId, n.ordinal, retryInMs / 1000, message, kind],
     );
   }
@@ -294,22 +323,30 @@ export class NotificationQueueRepository {
     const ids = [...updates.keys()];
     const values = [...updates.values()];
     await this.db.query(
-      `INSERT INTO subscription_status (subscription_id, last_error_at, last_error)
-       SELECT u.id, u.error_at, u.error
-       FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS u(id, error_at, error)
-       WHERE EXISTS (SELECT 1 FROM subscription s WHERE s.id = u.id)
-       ON CONFLICT (subscription_id) DO UPDATE SET ${LATEST_ERROR}`,
+      SQL.saveStatus,
       [ids, values.map((v) => v.error.at), values.map((v) => v.error.message)],
     );
   }
 
   /** Whether any project has a subscription: without one a poll has nothing to queue or claim. */
   async anySubscription(): Promise<boolean> {
-    return (await this.db.one<{ any: boolean }>({ name: 'subscription_any', text: 'SELECT EXISTS (SELECT 1 FROM subscription) AS any' }))!.any;
+    return (await this.db.one<{ any: boolean }>(SQL.any))!.any;
   }
 
   /** Notifications not yet accepted, all subscriptions (for /metrics). */
   async pendingCount(): Promise<number> {
-    return (await this.db.one<{ n: number }>('SELECT count(*)::integer AS n FROM subscription_notification'))!.n;
+    return (await this.db.one<{ n: number }>(SQL.pending))!.n;
   }
+}
+
+/**
+ * The sweep's slice of this round, after the frequent scan's start (`scannedTo`): from the pass's cursor,
+ * `sliceMs` long at most, and where the next one starts (null: the pass ends with this slice). No slice
+ * when no pass is under way or the pass has caught up with the frequent scan.
+ */
+function sweepSlice(position: DispatchPosition, sliceMs: number): { slice?: { from: Date; to: Date }; cursor: Date | null } {
+  const from = position.scannedTo;
+  if (!position.sweepFrom || position.sweepFrom >= from) return { cursor: null };
+  const slice = { from: position.sweepFrom, to: new Date(Math.min(from.getTime(), position.sweepFrom.getTime() + sliceMs)) };
+  return { slice, cursor: slice.to < from ? slice.to : null };
 }

@@ -65,8 +65,8 @@ function setUp(concurrency: number, deliveryTimeoutMs = 10_000) {
   const dispatcher = new SubscriptionDispatcher(queue, destinations, metrics, config, { messagesRetentionDays: 15 } as ChangeLogConfig);
   /** One round (remove the accepted, claim, save the status), as a poll or a finished delivery starts it. */
   const round = async () => {
-    (dispatcher as unknown as { run(): void }).run();
-    await (dispatcher as unknown as { round?: Promise<void> }).round;
+    (dispatcher as unknown as { wake(): void }).wake();
+    await (dispatcher as unknown as { roundUnderWay?: Promise<void> }).roundUnderWay;
   };
   const finish = async (id: string) => {
     pending.get(id)!.resolve();
@@ -138,17 +138,17 @@ describe('SubscriptionDispatcher polls', () => {
     const config = { concurrency: 2, deliveryTimeoutMs: 10_000, pollIntervalMs: 60_000, lookbackMs: 60_000, sweepIntervalMs, retryBaseMs: 1_000, retryMaxMs: 60_000, cloudEventsNamespace: 'ns' } as SubscriptionsConfig;
     const dispatcher = new SubscriptionDispatcher(queue, {} as DestinationClient, metrics, config, { messagesRetentionDays: 15 } as ChangeLogConfig);
     const internals = dispatcher as unknown as {
-      run(): void;
-      round?: Promise<void>;
-      pollWanted: boolean;
+      wake(): void;
+      roundUnderWay?: Promise<void>;
+      polled: boolean;
       queueMessages(): Promise<{ queued: number; subscribed?: boolean }>;
     };
     internals.queueMessages = async () => (ran.push('queue'), { queued: 0, subscribed: turn ? exists : undefined });
     const poll = async () => {
       ran.length = 0;
-      internals.pollWanted = true;
-      internals.run();
-      await internals.round;
+      internals.polled = true;
+      internals.wake();
+      await internals.roundUnderWay;
       return [...ran];
     };
     return { poll, subscribe: () => (exists = true), unsubscribe: () => (exists = false), turnElsewhere: () => (turn = false) };
@@ -183,10 +183,11 @@ describe('SubscriptionDispatcher polls', () => {
   });
 
   it('queues again once a sweep interval has passed without subscriptions', async () => {
-    const t = polling(30);
+    // An interval long enough that the second poll comes within it on a loaded machine.
+    const t = polling(1_000);
     expect(await t.poll()).toEqual(['queue']);
     expect(await t.poll()).toEqual(['any?']);
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await t.poll()).toEqual(['any?', 'queue']);
   });
 });

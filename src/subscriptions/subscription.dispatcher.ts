@@ -1,5 +1,5 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { isDatabaseUnavailable } from '../common/database-errors.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { PollingWorker } from '../common/polling-worker.js';
 import { changeLogConfig, type ChangeLogConfig } from '../change-log/change-log.config.js';
 import { asDeliveryError } from './delivery-error.js';
 import { DestinationClient } from './destination-client.js';
@@ -10,14 +10,6 @@ import { SubscriptionMetrics } from './subscription.metrics.js';
 import { subscriptionsConfig, type SubscriptionsConfig } from './subscriptions.config.js';
 import type { DestinationTarget } from './transports/transport.js';
 
-/**
- * Opens the queuing transaction. Its scan has one right plan whatever the tables hold: per subscribed
- * project, a range of `message_project_created_idx`, then per (subscription, resource) index lookups.
- * Without statistics (a new database, or autovacuum off, as on the CI's PostgreSQL) the planner guessed a
- * third of `message` for the range and read the whole table once or twice per round instead: by sequential
- * scans, or through the BRIN index, whose newest ranges stay unsummarized until a vacuum.
- */
-export const BEGIN_QUEUING = 'BEGIN; SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off; SET LOCAL enable_bitmapscan = off';
 /** How often the dispatcher counts the pending notifications for /metrics. */
 const PENDING_COUNT_INTERVAL_MS = 2_000;
 /** How often a busy dispatcher records the subscriptions' last error (their last delivery is recorded by the statement that removes what was delivered). */
@@ -38,19 +30,16 @@ const STATUS_SAVE_INTERVAL_MS = 250;
  *    in sequence order. The position itself is a horizon: before each scan, the start of the oldest
  *    transaction still running in the database (pg_stat_activity; a write stamps its messages with its
  *    transaction's start), less 50 ms. Every message older than that was committed or rolled back before
- *    the scan's snapshot, so the next scan starts there and each message is scanned about once. (It
- *    looked 1 s behind the newest message seen instead, and the sweep passed over the lookback every 5 s:
- *    every message was scanned about 23 times, and at 250 creates/s with three subscriptions that
- *    statement took 20–45 ms a round, PostgreSQL's largest cost after the writes.)
+ *    the scan's snapshot, so the next scan starts there and each message is scanned about once (a fixed
+ *    lookback behind the newest message scanned each message many times over: docs/performance.md#subscriptions).
  *
  *    *The sweep* looks `SUBSCRIPTION_LOOKBACK_MS` (60 s) back, longer than any write may take to commit (a
  *    write is one statement, bounded by the statement timeout, 10 s by default), for what the horizon
  *    cannot see: backends of another role without `pg_read_all_stats`. A pass begins every
  *    `SUBSCRIPTION_SWEEP_INTERVAL_MS` (60 s; or when the last one ends, if later) and goes over the
  *    lookback in slices, oldest first, one per round beside the frequent scan, each `lookback × poll
- *    interval / sweep interval` long (100 ms by default); its cursor is kept with the position. Rescanning
- *    the whole lookback in one round cost that round about as much as 60 s of writes, and every
- *    notification waited for it. Such a late message is delivered at most about two sweep intervals
+ *    interval / sweep interval` long (100 ms by default); its cursor is kept with the position, so that no
+ *    round rescans the whole lookback while every notification waits for it. Such a late message is delivered at most about two sweep intervals
  *    later, never skipped, and nothing is added to the write path: no trigger, no NOTIFY, no extra index
  *    on `message`.
  *
@@ -69,43 +58,37 @@ const STATUS_SAVE_INTERVAL_MS = 250;
  * was accepted. While no project has a subscription, a poll only asks whether one exists (`subscribed`).
  * LISTEN/NOTIFY would need a NOTIFY in every write (its cost is on the measured path and it serialises
  * commits on a global lock), for a latency the short poll already gives. A wake by this process's own
- * writes (a poll within 20 ms of a write) halved the median latency but not the tail, and cost the
- * writes more (bench/README.md, Subscriptions): not kept.
+ * writes improved the median latency but not the tail, and cost the writes more: not kept
+ * (docs/performance.md#subscriptions).
+ *
+ * Schedule, stop, back-off and the logs of failed rounds are the polling worker's (common/polling-worker.ts).
  *
  * Stopping: no new claims; deliveries in flight finish (bounded by the delivery timeout); their
  * outcome and the status are saved.
  *
- * Its statements run on `DispatchDatabase` (database.module.ts): on PostgreSQL, commits that do not wait
+ * Its statements run on `DispatchDatabase` (dispatch-database.ts): on PostgreSQL, commits that do not wait
  * for the disk, which at-least-once delivery can afford.
  */
 @Injectable()
-export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('SubscriptionDispatcher');
+export class SubscriptionDispatcher extends PollingWorker {
   private readonly leaseSeconds: number;
   private readonly sweepSliceMs: number;
-  private pollTimer?: NodeJS.Timeout;
-  private round?: Promise<void>;
-  private again = false;
-  private pollWanted = false;
   private pendingCountedAt = 0;
   /**
    * Whether a subscription existed at the last poll (asked, or answered by the queuing statement). Without
    * one, a poll is that one question: queuing (four statements, one of them a write) runs only every
    * `sweepIntervalMs`, to keep the position near now for the first subscription's scan, and nothing is
-   * claimed. Creates with no subscription
-   * (`npm run bench`, PostgreSQL, alternated twice) ran at 0.55 and 0.50 of the same-SQL baseline with
-   * this, 0.51 and 0.41 with the full round every 100 ms.
+   * claimed: a full round every poll slowed the creates of a server without subscriptions
+   * (docs/performance.md#subscriptions).
    */
   private subscribed = true;
   private queuedAt = 0;
-  private stopped = false;
-  private databaseDown = false;
   private readonly inFlight = new Set<Promise<void>>();
   /**
    * Notifications claimed ahead, waiting for a delivery slot, with when they were claimed. A round claims
    * up to twice `SUBSCRIPTION_CONCURRENCY` less what is held, so a finished delivery starts the next one at
-   * once instead of leaving its slot empty until the next round's statements return (with rounds in the
-   * way, the service's process idled for 40 % of a drain).
+   * once instead of leaving its slot empty until the next round's statements return (the process idled
+   * for a large share of a drain otherwise: docs/performance.md#subscriptions).
    */
   private ready: Array<{ notification: ClaimedNotification; claimedAt: number }> = [];
   /**
@@ -123,20 +106,15 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
     @Inject(subscriptionsConfig.KEY) private readonly config: SubscriptionsConfig,
     @Inject(changeLogConfig.KEY) private readonly changeLog: ChangeLogConfig,
   ) {
+    super({ name: 'SubscriptionDispatcher', intervalMs: config.pollIntervalMs, cadence: 'every-interval', round: 'subscription', waiting: 'notifications', resuming: 'delivering notifications' });
     // Longer than an attempt can take (the host check, then the transport within the delivery timeout).
     this.leaseSeconds = (2 * config.deliveryTimeoutMs) / 1000 + 5;
     // A pass of the sweep over the lookback takes about a sweep interval of polls.
     this.sweepSliceMs = Math.max(1, Math.ceil((config.lookbackMs * config.pollIntervalMs) / config.sweepIntervalMs));
   }
 
-  onApplicationBootstrap(): void {
-    this.schedule();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.pollTimer) clearTimeout(this.pollTimer);
-    await this.round;
+  override async onModuleDestroy(): Promise<void> {
+    await super.onModuleDestroy();
     await Promise.allSettled([...this.inFlight]);
     await this.release(this.ready.splice(0).map((r) => r.notification));
     await this.removeAccepted().catch(() => undefined);
@@ -144,96 +122,36 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
   }
 
   /**
-   * Polls every `pollIntervalMs`, whether a round runs or not: a poll during a round makes that round go
-   * round again and queue. (Re-armed only when a round ended, the poll waited while deliveries finishing
-   * one after the other kept a round going: at 200 writes/s, new messages waited 150–230 ms at the median.)
+   * One round: queue new messages (when a poll asked), claim what is due, save the status. A poll comes
+   * every `pollIntervalMs` whether a round runs or not, and a finished delivery asks for a round too: either,
+   * during a round, makes that round go round again. (Polled only once a round ended, the poll waited while
+   * deliveries finishing one after the other kept a round going.)
    */
-  private schedule(): void {
-    if (this.stopped) return;
-    this.pollTimer = setTimeout(() => {
-      this.pollTimer = undefined;
-      this.pollWanted = true;
-      this.run();
-      this.schedule();
-    }, this.config.pollIntervalMs);
-    this.pollTimer.unref();
-  }
-
-  /**
-   * One round: queue new messages (when the poll asked), claim what is due, save the status. A round
-   * asked for while one runs makes that one go round again.
-   */
-  private run(): void {
-    if (this.round) {
-      this.again = true;
-      return;
+  protected async round(polled: boolean): Promise<void> {
+    if (polled) {
+      // While subscriptions exist, the queuing statement answers whether they still do.
+      if (!this.subscribed) this.subscribed = await this.queue.anySubscription();
+      if (this.subscribed || Date.now() - this.queuedAt >= this.config.sweepIntervalMs) {
+        this.queuedAt = Date.now();
+        this.subscribed = (await this.queueMessages()).subscribed ?? (await this.queue.anySubscription());
+      }
+      await this.countPending();
     }
-    this.round = (async () => {
-      do {
-        this.again = false;
-        try {
-          if (this.pollWanted) {
-            this.pollWanted = false;
-            // While subscriptions exist, the queuing statement answers whether they still do.
-            if (!this.subscribed) this.subscribed = await this.queue.anySubscription();
-            if (this.subscribed || Date.now() - this.queuedAt >= this.config.sweepIntervalMs) {
-              this.queuedAt = Date.now();
-              this.subscribed = (await this.queueMessages()).subscribed ?? (await this.queue.anySubscription());
-            }
-            await this.countPending();
-          }
-          await this.removeAccepted();
-          if (this.subscribed) await this.claim();
-          await this.saveStatus();
-          this.databaseAnswered();
-        } catch (error) {
-          this.roundFailed(error);
-        }
-      } while (this.again && !this.stopped);
-    })().finally(() => {
-      this.round = undefined;
-    });
+    await this.removeAccepted();
+    if (this.subscribed) await this.claim();
+    await this.saveStatus();
   }
 
   /**
    * Queues the messages written since the position (one process at a time): how many notifications, and
    * whether any subscription exists (undefined when another process held the turn).
    */
-  async queueMessages(): Promise<{ queued: number; subscribed?: boolean }> {
-    const client = await this.queue.connect();
-    let failure: unknown;
-    const onError = (error: Error) => (failure ??= error);
-    client.on('error', onError);
-    try {
-      await client.query(BEGIN_QUEUING);
-      const position = await this.queue.lockPosition(client, this.config.sweepIntervalMs, this.config.lookbackMs);
-      if (!position) {
-        await client.query('COMMIT');
-        return { queued: 0 };
-      }
-      const from = position.scannedTo;
-      // The sweep's slice of this round, and where the next one starts (null: the pass ends with this one).
-      let slice: { from: Date; to: Date } | undefined;
-      let cursor: Date | null = null;
-      if (position.sweepFrom && position.sweepFrom < from) {
-        slice = { from: position.sweepFrom, to: new Date(Math.min(from.getTime(), position.sweepFrom.getTime() + this.sweepSliceMs)) };
-        if (slice.to < from) cursor = slice.to;
-      }
-      const result = await this.queue.fanOut(client, from, slice, { horizon: position.horizon, sweepCursor: cursor, sweepBegan: position.sweepBegins });
-      const expired = position.sweepBegins ? await this.queue.expire(client, this.changeLog.messagesRetentionDays) : 0;
-      await client.query('COMMIT');
-      if (expired > 0) {
-        this.logger.warn(`${expired} notifications dropped undelivered: their messages are past MESSAGES_RETENTION_DAYS (${this.changeLog.messagesRetentionDays})`);
-      }
-      return result;
-    } catch (error) {
-      failure ??= error;
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.removeListener('error', onError);
-      client.release(failure !== undefined);
-    }
+  private async queueMessages(): Promise<{ queued: number; subscribed?: boolean }> {
+    const { sweepIntervalMs, lookbackMs } = this.config;
+    const retentionDays = this.changeLog.messagesRetentionDays;
+    const { expired, ...result } = await this.queue.queueMessages({ sweepIntervalMs, lookbackMs, sweepSliceMs: this.sweepSliceMs, retentionDays });
+    if (expired > 0) this.logger.warn(`${expired} notifications dropped undelivered: their messages are past MESSAGES_RETENTION_DAYS (${retentionDays})`);
+    return result;
   }
 
   /** Refreshes the pending gauge every PENDING_COUNT_INTERVAL_MS (a count of the queue: cheap, not free). */
@@ -269,7 +187,7 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
         if (this.stopped) return;
         this.startDeliveries();
         // The stream's next notification is claimable once this one is removed: the next round.
-        this.run();
+        this.wake();
       });
       this.inFlight.add(delivery);
     }
@@ -279,7 +197,7 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
   /** Gives claimed notifications back to the queue (due now), for this or another process to claim. */
   private async release(notifications: ClaimedNotification[]): Promise<void> {
     if (notifications.length === 0) return;
-    await this.queue.release(notifications).catch((error: unknown) => this.roundFailed(error));
+    await this.queue.release(notifications).catch((error: unknown) => this.failed(error));
   }
 
   private async deliver(n: ClaimedNotification): Promise<void> {
@@ -295,7 +213,7 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
       if (n.attempts === 0) {
         this.logger.warn(`subscription ${n.subscriptionId}: notification ${n.id} not delivered (${error.kind}: ${error.message}${error.detail ? `; ${error.detail}` : ''}); retrying`);
       }
-      await this.queue.failed(n, retryInMs, error.kind, error.message).catch((e: unknown) => this.roundFailed(e));
+      await this.queue.failed(n, retryInMs, error.kind, error.message).catch((e: unknown) => this.failed(e));
       return;
     }
     this.metrics.delivered(target.type, Date.now() - Date.parse(n.createdAt), Date.now() - started);
@@ -332,18 +250,5 @@ export class SubscriptionDispatcher implements OnApplicationBootstrap, OnModuleD
       for (const [id, update] of updates) if (!this.status.has(id)) this.status.set(id, update);
       throw error;
     }
-  }
-
-  private roundFailed(error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
-    if (!isDatabaseUnavailable(error)) return this.logger.warn(`subscription round failed: ${message}`);
-    if (!this.databaseDown) this.logger.warn(`database unavailable, notifications wait until it answers: ${message}`);
-    this.databaseDown = true;
-  }
-
-  private databaseAnswered(): void {
-    if (!this.databaseDown) return;
-    this.databaseDown = false;
-    this.logger.log('database answers again, delivering notifications');
   }
 }

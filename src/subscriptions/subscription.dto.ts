@@ -3,7 +3,10 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, registerDecorator, ValidateIf, ValidateNested } from 'class-validator';
 import { Elements, MatchesRule, Optional, Required, rule, WholeNumber } from '../common/validation/decorators.js';
 import { IndexedErrors } from '../common/validation/validation.pipe.js';
+import { UpdateActions } from '../common/validation/update-actions.js';
 import { Version } from '../common/array-test-type.dto.js';
+import { Key, KEY_DOC, RemovableKey } from '../common/object-key.js';
+import { MESSAGE_TYPES } from '../query-language/message.catalogue.js';
 
 /*
  * The subscription's request and response shapes (docs/change-log-and-subscriptions.md#subscriptions). The class-validator decorators of
@@ -13,25 +16,11 @@ import { Version } from '../common/array-test-type.dto.js';
  */
 
 export const MAX_SUBSCRIPTIONS_PER_PROJECT = 50;
-export const KEY_PATTERN = /^[A-Za-z0-9_-]{2,256}$/;
-/** Every message type of the change log (docs/change-log-and-subscriptions.md#change-log). */
-export const MESSAGE_TYPES = [
-  'ResourceCreated',
-  'ObjectTypePropertySet',
-  'ResourcePublished',
-  'ResourceUnpublished',
-  'SomeThingDone',
-  'SomePropertyChanged',
-  'SecondPropertyToUpdateImported',
-  'KeySet',
-  'ImageAdded',
-  'ResourceDeleted',
-] as const;
 export const DESTINATION_TYPES = ['HTTP', 'RabbitMQ', 'NATS'] as const;
 export type DestinationType = (typeof DESTINATION_TYPES)[number];
 export const FORMAT_TYPES = ['Platform', 'CloudEvents'] as const;
 
-const HTTP_URL = /^https?:\/\/[^\s/?#@]+(\/[^\s#]*)?$/i;
+export const HTTP_URL = /^https?:\/\/[^\s/?#@]+(\/[^\s#]*)?$/i;
 const AMQP_URI = /^amqps?:\/\/[^\s/?#]+(\/[^\s?#]*)?(\?[^\s#]*)?$/i;
 const NATS_URL = /^(nats|tls):\/\/[^\s/?#]+\/?$/i;
 /** AMQP 0-9-1 names: up to 255 of letters, digits, hyphen, underscore, period, colon. */
@@ -40,10 +29,8 @@ const ROUTING_KEY = /^[^\u0000-\u001f]{0,255}$/;
 /** A NATS subject to publish to: dot-separated tokens, no wildcards or white space. */
 const SUBJECT = /^[^\s.*>]+(\.[^\s.*>]+)*$/;
 
-const KEY_DOC = { pattern: KEY_PATTERN.source, description: 'Unique within the project.' };
-
 /** A URL of at most 2048 characters matching `pattern` whose host the URL parser accepts. */
-const UrlRule = (pattern: RegExp, reason: string): PropertyDecorator =>
+export const UrlRule = (pattern: RegExp, reason: string): PropertyDecorator =>
   rule('destinationUrl', (value) => {
     if (typeof value !== 'string' || value.length > 2048 || !pattern.test(value)) return reason;
     try {
@@ -173,7 +160,7 @@ const MAX_FILTERS = 10;
 /** Body of POST /{projectKey}/subscriptions. */
 export class SubscriptionDraftDto {
   @Optional()
-  @MatchesRule(KEY_PATTERN, 'must be 2 to 256 characters of A-Z, a-z, 0-9, _ and -')
+  @Key()
   @ApiPropertyOptional(KEY_DOC)
   key?: string;
 
@@ -259,9 +246,7 @@ export class SetChangesAction extends SubscriptionActionDto {
 export class SetSubscriptionKeyAction extends SubscriptionActionDto {
   declare action: 'setKey';
 
-  @IsOptional()
-  @MatchesRule(KEY_PATTERN, 'must be 2 to 256 characters of A-Z, a-z, 0-9, _ and -')
-  @ApiPropertyOptional({ ...KEY_DOC, type: 'string', nullable: true, description: 'Absent or null removes the key.' })
+  @RemovableKey()
   key?: string | null;
 }
 
@@ -296,20 +281,7 @@ export class SubscriptionUpdateDto {
   @ApiProperty({ type: 'integer', description: 'Expected version of the subscription; 409 on mismatch.' })
   version: number;
 
-  @Required()
-  @IsArray({ message: 'must be an array' })
-  @ArrayMaxSize(MAX_ACTIONS, { message: `must have at most ${MAX_ACTIONS} actions` })
-  @ValidateNested({ each: true })
-  @Type(() => SubscriptionActionDto, {
-    discriminator: { property: 'action', subTypes: Object.entries(SUBSCRIPTION_ACTION_CLASSES).map(([name, value]) => ({ name, value })) },
-    keepDiscriminatorProperty: true,
-  })
-  @ApiProperty({
-    type: 'array',
-    maxItems: MAX_ACTIONS,
-    description: 'Applied in order, all or nothing.',
-    items: { oneOf: Object.values(SUBSCRIPTION_ACTION_CLASSES).map((cls) => ({ $ref: getSchemaPath(cls) })) },
-  })
+  @UpdateActions(SubscriptionActionDto, SUBSCRIPTION_ACTION_CLASSES, MAX_ACTIONS)
   actions: SubscriptionAction[];
 }
 

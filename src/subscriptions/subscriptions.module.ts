@@ -1,6 +1,8 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Database } from '../database/database.js';
 import { OutboundModule } from '../outbound/outbound.module.js';
 import { DestinationClient } from './destination-client.js';
+import { DispatchDatabase, dispatchDatabaseProvider } from './dispatch-database.js';
 import { NotificationQueueRepository } from './notification-queue.repository.js';
 import { SubscriptionDispatcher } from './subscription.dispatcher.js';
 import { SubscriptionMetrics } from './subscription.metrics.js';
@@ -12,6 +14,16 @@ import { SubscriptionsService } from './subscriptions.service.js';
 @Module({
   imports: [OutboundModule],
   controllers: [SubscriptionsController],
-  providers: [SubscriptionsRepository, SubscriptionsService, DestinationClient, NotificationQueueRepository, SubscriptionMetrics, SubscriptionDispatcher],
+  providers: [dispatchDatabaseProvider, SubscriptionsRepository, SubscriptionsService, DestinationClient, NotificationQueueRepository, SubscriptionMetrics, SubscriptionDispatcher],
 })
-export class SubscriptionsModule {}
+export class SubscriptionsModule implements OnApplicationShutdown {
+  constructor(
+    private readonly db: Database,
+    private readonly dispatchDb: DispatchDatabase,
+  ) {}
+
+  /** Closes the dispatcher's own pool (the app's `Database` is the database module's to close). */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dispatchDb !== this.db) await this.dispatchDb.pool.end();
+  }
+}

@@ -187,7 +187,7 @@ function withoutPassword(uri: string): string {
 }
 
 /** The answer: listed fields only; the webhook secret whole only right after it was made (`secretShown`). */
-export function toResponse(s: StoredSubscription, secretShown: boolean): SubscriptionResponseDto {
+function toResponse(s: StoredSubscription, secretShown: boolean): SubscriptionResponseDto {
   const destination: Record<string, unknown> = { ...s.destination };
   if (s.destination.type === 'HTTP' && s.credentials.secret) {
     destination.secret = secretShown ? s.credentials.secret : maskWebhookSecret(s.credentials.secret);

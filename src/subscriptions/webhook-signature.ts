@@ -8,7 +8,7 @@ import { createHmac, randomBytes } from 'node:crypto';
  * slower than OpenSSL on the delivery path. The tests verify signatures independently, per the Standard Webhooks text.
  */
 
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 
 /** A new secret: 32 random bytes, base64, with the `whsec_` prefix. */
 export function generateWebhookSecret(): string {

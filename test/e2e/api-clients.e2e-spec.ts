@@ -16,7 +16,7 @@ import { awayFromMinuteBoundary, sleep } from '../support/timing.js';
 
 type Res = { status: number; headers: Record<string, string>; body: any };
 
-const ALL_SCOPES = ['manage_test', 'view_test', 'manage_my_profile_test', 'manage_products', 'manage_api_clients', 'view_messages', 'view_audit_log', 'manage_subscriptions', 'view_subscriptions'];
+const ALL_SCOPES = ['manage_test', 'view_test', 'manage_my_profile_test', 'manage_products', 'manage_api_clients', 'view_messages', 'view_audit_log', 'manage_subscriptions', 'view_subscriptions', 'manage_extensions'];
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -359,7 +359,7 @@ describe('/{projectKey}/api-clients', () => {
 });
 
 describe('bootstrap client (BOOTSTRAP_*)', () => {
-  const dataDir = onPostgres ? undefined : mkdtempSync(join(tmpdir(), 'helper-auth-bootstrap-'));
+  const dataDir = onPostgres ? undefined : mkdtempSync(join(tmpdir(), 'auth-bootstrap-'));
   const projectKey = uniqueProjectKey('boot');
   const clientId = `boot-${randomBytes(6).toString('hex')}`;
   const secret = `bootstrap-secret-${randomBytes(8).toString('hex')}`;
@@ -435,7 +435,7 @@ describe('bootstrap client holding manage_api_clients alone', () => {
 
 describe('demo client', () => {
   it(onPostgres ? 'is not created on PostgreSQL' : 'is created once, with every scope of project demo, on an empty embedded database', async () => {
-    const dataDir = onPostgres ? undefined : mkdtempSync(join(tmpdir(), 'helper-auth-demo-'));
+    const dataDir = onPostgres ? undefined : mkdtempSync(join(tmpdir(), 'auth-demo-'));
     const env: Record<string, string> = dataDir ? { DATA_DIR: dataDir } : {};
     const printed: string[] = [];
     const write = process.stdout.write.bind(process.stdout);

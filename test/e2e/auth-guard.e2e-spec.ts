@@ -545,7 +545,7 @@ describe('default deny', () => {
 
     let app: NestFastifyApplication;
     let u: TestApp;
-    const dataDir = onPostgres ? undefined : mkdtempSync(join(tmpdir(), 'helper-auth-unruled-'));
+    const dataDir = onPostgres ? undefined : mkdtempSync(join(tmpdir(), 'auth-unruled-'));
     beforeAll(async () => {
       const config = loadConfig({ LOG_LEVEL: 'error', ...process.env, ...(dataDir ? { DATA_DIR: dataDir } : {}), AUTH_DEMO_CLIENT: 'false' });
       const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config), UnruledModule] }).compile();

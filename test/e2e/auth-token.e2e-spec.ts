@@ -281,7 +281,7 @@ describe('POST /oauth/token with AUTH_TOKEN_TTL_SECONDS', () => {
 });
 
 describe('signing key across a restart', () => {
-  const dataDir = onPostgres ? undefined : mkdtempSync(join(tmpdir(), 'helper-auth-restart-'));
+  const dataDir = onPostgres ? undefined : mkdtempSync(join(tmpdir(), 'auth-restart-'));
   const env: Record<string, string> = dataDir ? { DATA_DIR: dataDir } : {};
   afterAll(() => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });

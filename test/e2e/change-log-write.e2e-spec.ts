@@ -3,6 +3,7 @@ import { arrays, draft, INT64_MAX, type ResourceBody } from '../support/fixtures
 import { newKey, resourcePath } from '../support/resources.js';
 import { png } from '../support/image-bytes.js';
 import { deadline, sleep } from '../support/timing.js';
+import { MESSAGE_TYPES } from '../../src/query-language/message.catalogue.js';
 
 /**
  * The change log as every write records it (docs/change-log-and-subscriptions.md#change-log): each cause of the table produces exactly its
@@ -76,6 +77,14 @@ describe('the change log of every write', () => {
   }
 
   /** The messages' types and payloads (the members beyond the common ones), in order. */
+  const update = async (id: string, version: number, actions: object[]) => t.http.post(path(id)).set(await manage()).send({ version, actions });
+  const upload = async (key: string, headers: Record<string, string> = {}) =>
+    t.http
+      .post(`/${pk}/resource/images`)
+      .query({ sku: key, filename: 'pic.png' })
+      .set({ ...(await t.auth('manage_products')), ...headers })
+      .set('Content-Type', 'image/png')
+      .send(png());
   const payloads = (messages: Message[]) =>
     messages.map(({ id, version, sequenceNumber, resource, resourceVersion, resourceUserProvidedIdentifiers, createdAt, lastModifiedAt, createdBy, lastModifiedBy, ...rest }) => rest);
 
@@ -163,28 +172,19 @@ describe('the change log of every write', () => {
     it('one message per action in action order, with new and old values', async () => {
       const created = await create(draft({ key: newKey('ua') }));
       const oldKey = created.key!;
-      const res = await t.http
-        .post(path(created.id))
-        .set(await manage())
-        .send({
-          version: 1,
-          actions: [
-            { action: 'doSomeThing' },
-            { action: 'changeSomeProperty', someProperty: 'first' },
-            { action: 'changeSomeProperty', someProperty: 'second' },
-            { action: 'importFooForSecondPropertyToUpdate', secondPropertyToUpdate: 'imported' },
-            { action: 'setKey', key: 'renamed-' + oldKey },
-            { action: 'setKey' },
-            { action: 'setObjectTypeProperty', objectTypeProperty: arrays({ arrayOfStringExample: ['set'] }) },
-            { action: 'unpublish' },
-            { action: 'publish' },
-          ],
-        });
+      const res = await update(created.id, 1, [
+        { action: 'doSomeThing' },
+        { action: 'changeSomeProperty', someProperty: 'first' },
+        { action: 'changeSomeProperty', someProperty: 'second' },
+        { action: 'importFooForSecondPropertyToUpdate', secondPropertyToUpdate: 'imported' },
+        { action: 'setKey', key: 'renamed-' + oldKey },
+        { action: 'setKey' },
+        { action: 'setObjectTypeProperty', objectTypeProperty: arrays({ arrayOfStringExample: ['set'] }) },
+        { action: 'unpublish' },
+        { action: 'publish' },
+      ]);
       expect(res.status).toBe(200);
-      const second = await t.http
-        .post(path(created.id))
-        .set(await manage())
-        .send({ version: 2, actions: [{ action: 'changeSomeProperty', someProperty: 'third' }, { action: 'setKey', key: 'again-' + oldKey }] });
+      const second = await update(created.id, 2, [{ action: 'changeSomeProperty', someProperty: 'third' }, { action: 'setKey', key: 'again-' + oldKey }]);
       expect(second.status).toBe(200);
       const { messages } = await messagesOf(created.id);
       expect(messages.map((m) => m.sequenceNumber)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
@@ -238,14 +238,6 @@ describe('the change log of every write', () => {
   });
 
   describe('images', () => {
-    const upload = async (key: string, headers: Record<string, string> = {}) =>
-      t.http
-        .post(`/${pk}/resource/images`)
-        .query({ sku: key, filename: 'pic.png' })
-        .set({ ...(await t.auth('manage_products')), ...headers })
-        .set('Content-Type', 'image/png')
-        .send(png());
-
     it('an attach by the 200 path: ImageAdded with the image, a new version', async () => {
       const created = await create(draft({ key: newKey('img') }));
       const res = await upload(created.key!);
@@ -288,6 +280,29 @@ describe('the change log of every write', () => {
       expect(payloads([messages[1]])).toEqual([{ type: 'ResourceDeleted' }]);
       expect((await versionsOf(created.id)).map((v) => v.version)).toEqual([1]);
       expect(await snapshot(created.id, 1)).toBe(before);
+    });
+  });
+
+  describe('the message types', () => {
+    it('a write of each kind records every type of the message catalogue, and no other', async () => {
+      const created = await create(draft({ key: newKey('all') }));
+      const overwritten = await t.http.put(path()).set(await manage()).send(draft({ key: created.key }, { arrayOfIntExample: [7] }));
+      expect(overwritten.status).toBeLessThan(300);
+      expect((await upload(created.key!)).status).toBe(200);
+      // One action of each kind; their order does not matter here.
+      const actions = [
+        { action: 'doSomeThing' },
+        { action: 'changeSomeProperty', someProperty: 'a' },
+        { action: 'importFooForSecondPropertyToUpdate', secondPropertyToUpdate: 'b' },
+        { action: 'setKey', key: newKey('renamed') },
+        { action: 'setObjectTypeProperty', objectTypeProperty: arrays() },
+        { action: 'unpublish' },
+        { action: 'publish' },
+      ];
+      expect((await update(created.id, 3, actions)).status).toBe(200);
+      expect((await t.http.delete(path(created.id)).query({ version: 4 }).set(await manage())).status).toBe(200);
+      const types = new Set((await messagesOf(created.id)).messages.map((m) => m.type));
+      expect([...types].sort()).toEqual([...MESSAGE_TYPES].sort());
     });
   });
 });

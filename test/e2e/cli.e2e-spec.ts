@@ -97,7 +97,8 @@ describe('npm run cli -- client create', () => {
     }
     const credentials = (c: { id: string; secret: string }) => ['--client-id', c.id, '--client-secret', c.secret];
     const exported = await cli(['export', '--url', url, '--project', source, ...credentials(reader)], {});
-    expect(exported.code).toBe(0);
+    // The export's stderr is part of the failure when it fails.
+    expect({ code: exported.code, stderr: exported.code === 0 ? '' : exported.stderr }).toEqual({ code: 0, stderr: '' });
     const file = join(dataDir, 'round-trip.ndjson');
     writeFileSync(file, exported.stdout);
     const imported = await cli(['import', '--url', url, '--project', target, ...credentials(writer), file], {});

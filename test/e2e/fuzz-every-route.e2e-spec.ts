@@ -5,7 +5,8 @@ import { createTestApp, type TestApp, uniqueProjectKey } from '../support/test-a
 import { listenOnFreePort } from '../support/listening-app.js';
 import { draft } from '../support/fixtures.js';
 import { png } from '../support/image-bytes.js';
-import { anyText, bigNumber, expectSane, headerText, jsonBody, pathSegment, queryString, queryValue, sendRaw, updateBody, type Answer } from '../support/hostile-input.js';
+import { anyText, bigNumber, expectSane, expectSaneGraphql, headerText, jsonBody, pathSegment, queryString, queryValue, sendRaw, updateBody, type Answer } from '../support/hostile-input.js';
+import { SCOPE_NAMES } from '../../src/auth/scopes.js';
 
 /*
  * Every route the server registers, hit with generated hostile input: its path parameters, the query
@@ -19,7 +20,9 @@ import { anyText, bigNumber, expectSane, headerText, jsonBody, pathSegment, quer
 const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 15);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_129);
 const ANSWER_BOUND_MS = 10_000;
-const ALL_SCOPES = 'manage_test view_test manage_products manage_api_clients view_messages view_audit_log manage_subscriptions view_subscriptions';
+/** The GraphQL route answers what GraphQL refuses in its own format (expectSaneGraphql). */
+const GRAPHQL_ROUTE = /\/graphql$/;
+const ALL_SCOPES = SCOPE_NAMES.join(' ');
 
 interface Operation {
   query: string[];
@@ -173,6 +176,7 @@ describe('every route, fuzzed', () => {
           const answer = await send(request);
           // The Swagger page's own routes (its files, its LICENSE) are the page library's: only no 5xx is theirs to keep.
           if (DOCS_ROUTE.test(route.path)) expect(answer.status).toBeLessThan(500);
+          else if (GRAPHQL_ROUTE.test(route.path)) expectSaneGraphql(answer, request.method);
           else expectSane(answer, request.method);
           seen.add(answer.status);
         }),

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { anchorsOf } from '../support/markdown.js';
 import { ROOT } from '../support/server-process.js';
 import { createTestApp, type TestApp } from '../support/test-app.js';
+import { KEY_PATTERN } from '../../src/common/object-key.js';
+import { MESSAGE_CATALOGUE, MESSAGE_TYPES } from '../../src/query-language/message.catalogue.js';
+import { RESOURCE_CATALOGUE } from '../../src/query-language/resource.catalogue.js';
 
 /*
  * The OpenAPI document (docs/api-guide.md#api-documentation-and-health): served at /openapi.json without a token,
@@ -76,7 +79,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('lists first the server the document was loaded from, then the templated public address with its variables', async () => {
-    // Issue 13: "Try it out" must reach this server with no configuration (supersedes "templated first").
+    // "Try it out" must reach this server with no configuration.
     const res = await t.http.get('/openapi.json').set('Host', 'localhost:8123');
     const servers = (res.body as OpenApiDoc).servers!;
     expect(servers[0].url).toBe('http://localhost:8123');
@@ -293,6 +296,28 @@ describe('GET /openapi.json', () => {
     expect(description('/{projectKey}/resource/{id}/versions/{version}')).toContain('`view_audit_log:{projectKey}` or `view_test:{projectKey}`');
   });
 
+  it('states each vocabulary as the server applies it: one key pattern, one list of message types, the catalogues\' fields', async () => {
+    type Property = { pattern?: string; enum?: string[]; items?: { enum?: string[] } };
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, Property> }> } }).components.schemas;
+    const keyed = ['ObjectTestTypeDto', 'ObjectTestTypeDraftDto', 'KeyedObjectTestTypeDraftDto', 'SetKeyAction', 'SubscriptionDraftDto', 'SetSubscriptionKeyAction'];
+    for (const name of keyed) expect([name, schemas[name].properties.key.pattern]).toEqual([name, KEY_PATTERN.source]);
+    expect(schemas.MessageDto.properties.type.enum).toEqual([...MESSAGE_TYPES]);
+    expect(schemas.ResourceVersionDto.properties.types.items!.enum).toEqual([...MESSAGE_TYPES]);
+    expect(schemas.MessageSubscriptionDto.properties.types.items!.enum).toEqual([...MESSAGE_TYPES]);
+
+    const parameter = (path: string, name: string) => doc.paths[path].get.parameters!.find((p) => p.name === name) as { description: string };
+    expect(parameter('/{projectKey}/resource/sorted-query-parameters', 'where').description).toContain(`Fields: ${RESOURCE_CATALOGUE.where.leaves.join(', ')}, and`);
+    expect(parameter('/{projectKey}/messages', 'where').description).toContain(`Fields: ${MESSAGE_CATALOGUE.where.leaves.join(', ')}, `);
+    expect(parameter('/{projectKey}/resource/searchApiPattern', 'sort').description).toContain(`score (relevance), ${[...RESOURCE_CATALOGUE.sortFields.keys()].join(', ')}.`);
+
+    // The documented 400 is the server's own answer to the same mistake.
+    const documented = (doc.paths['/{projectKey}/resource/sorted-query-parameters'].get.responses!['400'] as { content: Record<string, { example: { message: string } }> })
+      .content['application/json'].example.message;
+    const res = await t.http.get(`/${t.projectKey}/resource/sorted-query-parameters`).query({ where: 'colour = "red"' }).set(await t.auth('view_test'));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(documented);
+  });
+
   it('names each update action in its own schema (a discriminated union for generated clients)', () => {
     const schemas = (doc as unknown as { components: { schemas: Record<string, { properties: { action: { enum: string[] } } }> } }).components.schemas;
     expect(schemas.DoSomeThingAction.properties.action.enum).toEqual(['doSomeThing']);
@@ -300,7 +325,8 @@ describe('GET /openapi.json', () => {
   });
 
   it('documents every route registered in the HTTP server', () => {
-    const routes = registeredRoutes(t).filter(({ path }) => !path.startsWith('/docs') && path !== '/openapi.json');
+    // The two consoles are pages for people, not operations of the API.
+    const routes = registeredRoutes(t).filter(({ path }) => !path.startsWith('/docs') && path !== '/graphiql' && path !== '/openapi.json');
     expect(routes.length).toBeGreaterThanOrEqual(DOCUMENTED.length);
     const missing = routes.filter(({ method, path }) => doc.paths[path]?.[method] === undefined);
     expect(missing).toEqual([]);

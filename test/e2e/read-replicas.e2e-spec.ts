@@ -142,7 +142,7 @@ if (process.env.DATABASE_URL) {
       const listStatements: [string, string, number][] = [
         ['GET /resource', 'row_number() OVER (ORDER BY r.created_at, r.id)', polls + 2],
         ['HEAD /resource', 'SELECT EXISTS (SELECT %FROM resource r', 1],
-        ['sorted-query-parameters', 'SELECT b.count, b.results, (SELECT count(*) FROM resource r', 1],
+        ['sorted-query-parameters', 'SELECT b.count, b.results, b.chunk, (SELECT count(*) FROM resource r', 1],
         ['searchApiPattern: fuzzy neighbours', 'SELECT q.i, w.word', 1],
         ['searchApiPattern: search', 'WITH base AS MATERIALIZED', 1],
       ];

@@ -250,6 +250,26 @@ describe('concurrent creates without a key (written together per project)', () =
       }
     });
 
+    it('search finds each resource at once: by its own values, by a text only it holds, fuzzily, and all 120', async () => {
+      const auth = await t.auth('view_test', { projectKey: pk });
+      const search = async (query: Record<string, string | number>) => {
+        const res = await t.http.get(`/${pk}/resource/searchApiPattern`).query({ staged: 'true', ...query }).set(auth);
+        expect(res.status).toBe(200);
+        return res.body as { total: number; results: Array<{ id: string }> };
+      };
+      expect((await search({ limit: 0 })).total).toBe(COUNT);
+      for (const i of [0, 1, 2, 3, 4, 37, 119]) {
+        const byValue = await search({ 'filter.query': `objectTypeProperty.arrayOfObjectType.integerExample:${i * 1000}` });
+        expect(byValue.results.map((r) => r.id)).toEqual([created[i].id]);
+      }
+      for (const i of [1, 2, 3, 4]) {
+        // `'x'.repeat(i * 13)`: one resource's word; one letter changed, it is found through the fuzzy vocabulary.
+        const word = 'x'.repeat(i * 13);
+        expect((await search({ 'text.en': word })).results.map((r) => r.id)).toEqual([created[i].id]);
+        expect((await search({ 'text.en': `${word.slice(1)}y`, fuzzy: 'true' })).results.map((r) => r.id)).toEqual([created[i].id]);
+      }
+    });
+
     it('the creates were written together: statements of several creates (of several clients), at most 50 each, 120 in all', () => {
       const mine = statements.filter(([project]) => project === pk);
       const sizes = mine.map(([, size]) => size);

@@ -6,6 +6,8 @@ import { arrays, draft, INT64_MAX, type ResourceBody } from '../support/fixtures
 import { newKey, resourcePath } from '../support/resources.js';
 import { basic } from '../support/auth.js';
 import { expectErrorEnvelope } from '../support/expect-error.js';
+import { searchVectorIn } from '../../src/database/migrations/1763700000005-search.js';
+import { SEARCH_VALUE_COLUMNS } from '../../src/database/migrations/1763700000007-search-values.js';
 
 /*
  * POST /{projectKey}/resource/{id} (update actions) under concurrency: updates of one project that arrive
@@ -363,6 +365,40 @@ describe('concurrent updates (written together per project)', () => {
     it('answers every update 200 with version 2 and exactly the fields its actions give (64-bit integers exact)', () => {
       for (const u of updates) expectWritten(u);
       expect(updates.filter((u) => u.big)).toHaveLength(25);
+    });
+
+    it('search sees every update at once: its key, its document\'s values, its flag; its search rows are its texts\' and values\' now', async () => {
+      const auth = await t.auth('view_test', { projectKey: pk });
+      const found = async (query: Record<string, string | number>) => {
+        const res = await t.http.get(`/${pk}/resource/searchApiPattern`).query({ staged: 'true', limit: 500, ...query }).set(auth);
+        expect(res.status).toBe(200);
+        return (res.body.results as Array<{ id: string }>).map((r) => r.id).sort();
+      };
+      await mapLimit(updates, 8, async (u) => {
+        const after = u.res!.body as ResourceBody;
+        if (after.key !== undefined) expect(await found({ 'filter.query': `key:"${after.key}"` })).toEqual([u.id]);
+        if (u.big !== undefined) expect(await found({ 'filter.query': `objectTypeProperty.arrayOfIntExample:${u.big}` })).toEqual([u.id]);
+      });
+      const published = updates.filter((u) => (u.res!.body as ResourceBody).published).map((u) => u.id).sort();
+      expect(await found({ staged: 'false' })).toEqual(published);
+      expect(published.length).toBeGreaterThan(0);
+      expect(published.length).toBeLessThan(COUNT);
+      // Every search row is its resource's now: the vectors from its texts, the values from its document.
+      const stale = await t.app.get(Database).query<{ id: string; config: string }>(
+        `SELECT r.id, s.config FROM resource r JOIN resource_search s ON s.resource_id = r.id
+         WHERE r.project_key = $1 AND (s.published <> r.published OR s.key IS DISTINCT FROM r.key
+           OR (s.config = 'values' AND (${SEARCH_VALUE_COLUMNS.map((c) => `s.${c.column} IS DISTINCT FROM ${c.of('r.')}`).join(' OR ')}))
+           OR (s.config <> 'values' AND s.vector IS DISTINCT FROM ${searchVectorIn('s.config::regconfig', 'r.')}))`,
+        [pk],
+      );
+      expect(stale).toEqual([]);
+      // A values row and a vector row per indexed language, for each resource.
+      const [rows] = await t.app.get(Database).query<{ n: number; languages: number }>(
+        `SELECT (SELECT count(*)::int FROM resource_search s JOIN resource r ON r.id = s.resource_id WHERE r.project_key = $1) AS n,
+                (SELECT count(*)::int FROM search_language) AS languages`,
+        [pk],
+      );
+      expect(rows.n).toBe(COUNT * (1 + rows.languages));
     });
 
     it('each answer is what GET by id answers afterwards; the keys set are found by key', async () => {

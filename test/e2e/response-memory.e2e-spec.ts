@@ -85,15 +85,29 @@ describe('list answers of one project share PROJECT_MAX_RESPONSE_BYTES until sen
     expect(refused.body.message).not.toContain(String(FIRST_BOUND_BYTES));
   }, 60_000);
 
+  // A page is built in rows of about a MiB (an item never split): ten of them here, joined in their order.
   it.each([
     ['sorted-query-parameters', `/resource/sorted-query-parameters?${bigPage(10)}`],
-    ['searchApiPattern', '/resource/searchApiPattern?limit=10'],
-    ['messages', '/messages?limit=10'],
-  ])('GET %s of about 10 MB → 200, complete', async (_name, path) => {
+    ['searchApiPattern', '/resource/searchApiPattern?limit=10&sort=key%20asc'],
+  ])('GET %s of about 10 MB → 200, complete and in order', async (_name, path) => {
     const page = await t.http.get(`/${project}${path}`).set(await view());
     expect(page.status).toBe(200);
-    expect(page.body.results).toHaveLength(10);
+    expect(page.body.count).toBe(10);
     expect(Buffer.byteLength(page.text)).toBeGreaterThan(9_000_000);
+    expect(page.body.results.map((r: { key: string }) => r.key)).toEqual(Array.from({ length: 10 }, (_, i) => `big-${String(i).padStart(2, '0')}`));
+    for (const resource of page.body.results) expect(resource.objectTypeProperty.arrayOfStringExample).toEqual(BIG);
+  }, 60_000);
+
+  it('GET messages of about 10 MB → 200, complete and in order', async () => {
+    const page = await t.http.get(`/${project}/messages?limit=10`).set(await view());
+    expect(page.status).toBe(200);
+    expect(page.body.count).toBe(10);
+    expect(Buffer.byteLength(page.text)).toBeGreaterThan(9_000_000);
+    const messages = page.body.results as { type: string; createdAt: string; sequenceNumber: number; resource: { id: string } }[];
+    expect(messages.map((m) => m.type)).toEqual(Array(10).fill('ResourceCreated'));
+    expect(new Set(messages.map((m) => m.resource.id)).size).toBe(10);
+    const order = messages.map((m) => m.createdAt);
+    expect(order).toEqual([...order].sort());
   }, 60_000);
 
   describe('two clients that stop reading 10 MB pages hold 20 MB of the 24 MiB share', () => {

@@ -9,7 +9,8 @@
  * server open after its answer.
  */
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -188,6 +189,21 @@ describe('SIGTERM / SIGINT: graceful stop', () => {
     expect(server.exitSignal).toBeNull();
     expect(server.output).toContain('SIGINT received');
     await expectDatabaseReleased(server);
+  }, TIMEOUT_MS);
+
+  it('a connection that has sent nothing does not hold the stop', async () => {
+    const { server } = await startServer('silent', 60_000);
+    // Node counts such a connection as a request being received: without its closing, the stop would wait for
+    // HTTP_HEADERS_TIMEOUT_MS, then cut it at the bound and exit 1.
+    const silent = connect(Number(new URL(server.base).port), '127.0.0.1');
+    await once(silent, 'connect');
+    const closed = once(silent, 'close');
+
+    server.child.kill('SIGTERM');
+    await exitedWithin(server, STEP_MS);
+    expect(server.exitCode).toBe(0);
+    await closed;
+    expect(silent.bytesRead).toBe(0);
   }, TIMEOUT_MS);
 
   it('a request outliving SHUTDOWN_TIMEOUT_MS is cut and the process exits 1 shortly after the bound', async () => {

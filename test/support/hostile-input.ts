@@ -40,6 +40,20 @@ export function expectSane(answer: Answer, method = 'GET'): void {
   }
 }
 
+/**
+ * The same for the GraphQL route: a request GraphQL itself refuses (a document that does not parse or
+ * validate, a limit) is a GraphQL-over-HTTP answer `{errors: [{message, extensions?}]}`; what the HTTP layer
+ * refuses before GraphQL runs (no token, a body too large, another media type) is the error envelope.
+ */
+export function expectSaneGraphql(answer: Answer, method = 'POST'): void {
+  if (answer.status < 400 || method === 'HEAD' || answer.body?.statusCode !== undefined) return expectSane(answer, method);
+  if (answer.status >= 500) throw new Error(`answered ${answer.status}: ${answer.text.slice(0, 500)}`);
+  expect(answer.text).not.toMatch(INTERNALS);
+  expect(answer.headers['content-type']).toMatch(/^application\/(graphql-response\+)?json/);
+  expect(answer.body.errors.length).toBeGreaterThan(0);
+  for (const error of answer.body.errors) expect(typeof error.message).toBe('string');
+}
+
 /* ------------------------------------------------------------------ generators */
 
 /** Characters a client can put in a header value: printable latin-1 and tab (Node refuses the rest). */

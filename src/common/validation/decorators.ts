@@ -16,7 +16,7 @@ const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
 /** An integer in the signed 64-bit range (`1.0` counts), as an exact number or bigint; else undefined. */
-export function asInt64(value: unknown): number | bigint | undefined {
+function asInt64(value: unknown): number | bigint | undefined {
   if (typeof value === 'bigint') return value >= INT64_MIN && value <= INT64_MAX ? value : undefined;
   if (typeof value !== 'number' || !Number.isInteger(value)) return undefined;
   if (Number.isSafeInteger(value)) return value;
@@ -24,12 +24,12 @@ export function asInt64(value: unknown): number | bigint | undefined {
   return big >= INT64_MIN && big <= INT64_MAX ? big : undefined;
 }
 
-export function isInt32(value: unknown): boolean {
+function isInt32(value: unknown): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX;
 }
 
 /** A JSON number, exact (`bigint`) or not. */
-export function isJsonNumber(value: unknown): boolean {
+function isJsonNumber(value: unknown): boolean {
   return typeof value === 'bigint' || (typeof value === 'number' && Number.isFinite(value));
 }
 

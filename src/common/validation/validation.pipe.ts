@@ -62,7 +62,7 @@ export function validateBody<T extends object>(dto: DtoClass<T>, value: unknown,
  * square of an object's member count (80,000 unknown members in 1 MiB took 8 s of the event loop) and
  * with every element of an array no DTO allows. No DTO declares more than 10,000 elements or 20 members.
  */
-export const BODY_SHAPE_LIMITS = { elements: 10_000, members: 100, values: 200_000 } as const;
+const BODY_SHAPE_LIMITS = { elements: 10_000, members: 100, values: 200_000 } as const;
 
 /**
  * Member names every object inherits (`__proto__`, `constructor`, `toString`, `hasOwnProperty`…): no DTO
@@ -159,7 +159,7 @@ function isEmpty(query: unknown): boolean {
 }
 
 /** Violations listed in one answer: a 1 MiB body could otherwise be answered with 17 MB of errors. */
-export const MAX_LISTED_VIOLATIONS = 100;
+const MAX_LISTED_VIOLATIONS = 100;
 
 function violationError(dto: DtoClass, all: ErrorDetail[]): DomainError {
   const index = Reflect.getMetadata(ERROR_INDEX, dto) as IndexedErrorsOptions | undefined;

@@ -15,6 +15,8 @@ import { SubscriptionProgressPruning1763700000013 } from './1763700000013-subscr
 import { SubscriptionSweepCursor1763700000014 } from './1763700000014-subscription-sweep-cursor.js';
 import { OneDocumentIndex1763700000015 } from './1763700000015-one-document-index.js';
 import { SearchValuesRow1763700000016 } from './1763700000016-search-values-row.js';
+import { LiveChangesNotify1763700000017 } from './1763700000017-live-changes-notify.js';
+import { Extensions1763700000030 } from './1763700000030-extensions.js';
 
 /** Every migration, in order. Listed explicitly so the app, the CLI and tests load the same set. */
 export const MIGRATIONS = [
@@ -35,4 +37,6 @@ export const MIGRATIONS = [
   SubscriptionSweepCursor1763700000014,
   OneDocumentIndex1763700000015,
   SearchValuesRow1763700000016,
+  LiveChangesNotify1763700000017,
+  Extensions1763700000030,
 ];

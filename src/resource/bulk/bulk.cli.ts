@@ -13,7 +13,7 @@ import { parseJson, toJsonText } from '../../common/lossless-json.js';
  * the export, or the import's result lines.
  */
 
-export const EXPORT_USAGE = `Usage:
+const EXPORT_USAGE = `Usage:
   npm run cli -- export --url <base> --project <key> [--where <predicate>]… [--var <name>=<value>]… > file.ndjson
 
 Streams the project's resources (those matching every --where, in the query language of
@@ -31,7 +31,7 @@ Options:
   --progress-interval <s>  seconds between progress lines when stderr is not a terminal (default 5)
   -h, --help`;
 
-export const IMPORT_USAGE = `Usage:
+const IMPORT_USAGE = `Usage:
   npm run cli -- import --url <base> --project <key> <file.ndjson> > results.ndjson
 
 Streams the file to POST /{projectKey}/resource/import: one draft {key, objectTypeProperty, publish?, version?}
@@ -176,7 +176,7 @@ export async function importCommand(argv: string[], env: NodeJS.ProcessEnv): Pro
  * `{key, objectTypeProperty, publish}`, the summary line a blank line; any other line is sent as it is
  * (the server answers it). 64-bit integers stay exact (lossless parsing).
  */
-export class ExportToDrafts extends Transform {
+class ExportToDrafts extends Transform {
   private rest = '';
 
   constructor() {

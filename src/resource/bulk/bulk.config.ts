@@ -11,7 +11,7 @@ export interface BulkConfig {
   importIdleTimeoutMs: number;
 }
 
-export const IMPORT_MAX_BYTES_DEFAULT = 1_073_741_824;
+const IMPORT_MAX_BYTES_DEFAULT = 1_073_741_824;
 
 export const bulkConfig = configSection('bulk', (read): BulkConfig => ({
   importMaxBytes: read.int('IMPORT_MAX_BYTES', IMPORT_MAX_BYTES_DEFAULT, 1024, 64 * IMPORT_MAX_BYTES_DEFAULT),

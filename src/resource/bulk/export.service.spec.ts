@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { BulkRepository, ExportFilter, ExportPage } from './bulk.repository.js';
 import type { ExportQueryDto } from './bulk.dto.js';
-import { EXPORT_CHUNK_ROWS } from '../resource.repository.js';
+import { EXPORT_CHUNK_ROWS } from './bulk.repository.js';
 import { EXPORT_PAGE_SIZE, ExportService } from './export.service.js';
 
 /** Ids that sort as PostgreSQL sorts uuids. */

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { predicatePlan } from '../../query-language/predicate-query.js';
 import { RESOURCE_CATALOGUE } from '../../query-language/resource.catalogue.js';
 import type { Variables } from '../../query-language/where-sql.js';
-import { FIRST_ID } from '../resource.repository.js';
+import { FIRST_ID } from './bulk.repository.js';
 import { BulkRepository, type ExportFilter, type ExportPage } from './bulk.repository.js';
 import { ExportQueryDto } from './bulk.dto.js';
 

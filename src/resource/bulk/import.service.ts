@@ -1,16 +1,20 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PassThrough, type Readable } from 'node:stream';
 import { DomainError, type ErrorDetail } from '../../common/domain-error.js';
-import { ErrorCode } from '../../common/error-code.js';
 import { isDatabaseUnavailable, isDataException } from '../../common/database-errors.js';
 import { describeJsonError, parseJson, toJsonText } from '../../common/lossless-json.js';
 import type { Principal } from '../../common/principal.js';
 import { findUnstorableText } from '../../common/storable-text.js';
 import { validateBody } from '../../common/validation/validation.pipe.js';
 import { httpConfig, type HttpConfig } from '../../config/http.config.js';
+import { ExtensionGate } from '../../extensions/extension-gate.js';
+import { extensionsConfig, type ExtensionsConfig } from '../../extensions/extensions.config.js';
+import { ExtendedWrites, type PlannedWrite } from '../extended-writes.js';
+import { storedResource } from '../resource-preview.js';
 import { KeyedObjectTestTypeDraftDto } from '../resource.dto.js';
-import type { ImportedRow } from '../resource.repository.js';
+import type { ImportedRow } from './bulk.repository.js';
 import { bulkConfig, type BulkConfig } from './bulk.config.js';
+import { BulkErrors } from './bulk.errors.js';
 import { BulkRepository, type ImportDraft } from './bulk.repository.js';
 import { NDJSON } from './bulk.dto.js';
 import { BodyInterruptedError, ndjsonLines, type NdjsonEnd, type NdjsonLine } from './ndjson-lines.js';
@@ -44,7 +48,7 @@ export interface ImportRequestBody {
 /** One line's answer: `{line, status, id?, version?, unchanged?, errors?}`. */
 interface LineResult {
   line: number;
-  status: 201 | 200 | 400 | 409 | 500 | 503;
+  status: 201 | 200 | 400 | 409 | 500 | 502 | 503 | 504;
   id?: string;
   version?: number;
   unchanged?: true;
@@ -74,46 +78,47 @@ export class ImportService {
     private readonly bulk: BulkRepository,
     @Inject(bulkConfig.KEY) private readonly config: BulkConfig,
     @Inject(httpConfig.KEY) private readonly http: HttpConfig,
+    private readonly gate: ExtensionGate,
+    private readonly extended: ExtendedWrites,
+    @Inject(extensionsConfig.KEY) private readonly extensionsConfig: ExtensionsConfig,
   ) {}
 
   async import(projectKey: string, body: ImportRequestBody, by: Principal): Promise<Readable> {
     const maxBytes = this.config.importMaxBytes;
     if (!NDJSON_TYPE.test(body.contentType ?? '')) {
-      throw DomainError.of(
-        ErrorCode.UnsupportedMediaType,
-        body.contentType ? `Content-Type '${body.contentType}' is not supported; send ${NDJSON}.` : `A Content-Type is required: ${NDJSON}.`,
-      );
+      throw BulkErrors.unsupportedType(body.contentType, NDJSON);
     }
-    if (body.contentLength !== undefined && body.contentLength > maxBytes) throw tooLarge(maxBytes);
+    if (body.contentLength !== undefined && body.contentLength > maxBytes) throw BulkErrors.tooLarge(maxBytes);
     const { importIdleTimeoutMs: idleTimeoutMs } = this.config;
     const lines = ndjsonLines(body.stream ?? emptyBody(), { maxLineBytes: this.http.bodyLimitBytes, maxBytes, idleTimeoutMs });
     let first: IteratorResult<NdjsonLine, NdjsonEnd>;
     try {
       first = await lines.next();
     } catch (error) {
-      if (error instanceof BodyInterruptedError) throw DomainError.invalidInput(error.message);
+      if (error instanceof BodyInterruptedError) throw BulkErrors.interrupted(error.message);
       throw error;
     }
     if (first.done) {
-      if (first.value.reason === 'limit') throw tooLarge(maxBytes);
-      if (first.value.reason === 'stalled') throw stalled(idleTimeoutMs);
-      throw DomainError.invalidInput(`The body holds no line: send one draft per line ({key, objectTypeProperty, publish?, version?}) as ${NDJSON}.`);
+      if (first.value.reason === 'limit') throw BulkErrors.tooLarge(maxBytes);
+      if (first.value.reason === 'stalled') throw BulkErrors.stalled(idleTimeoutMs);
+      throw BulkErrors.noLine(NDJSON);
     }
-    const run = new ImportRun(projectKey, by, this.bulk, this.logger, this.config);
+    const run = new ImportRun(projectKey, by, this.bulk, this.logger, this.config, { gate: this.gate, writes: this.extended, concurrency: this.extensionsConfig.importConcurrency });
     void run.run(first.value, lines);
     return run.output;
   }
 }
 
-function tooLarge(maxBytes: number): DomainError {
-  return DomainError.of(ErrorCode.PayloadTooLarge, `The import body exceeds IMPORT_MAX_BYTES (${maxBytes} bytes).`);
-}
-
-function stalled(idleTimeoutMs: number): DomainError {
-  return DomainError.of(ErrorCode.RequestTimeout, `No bytes of the import body arrived for IMPORT_IDLE_TIMEOUT_MS (${idleTimeoutMs} ms).`);
-}
 
 async function* emptyBody(): AsyncGenerator<Buffer> {}
+
+/** What an import needs to call extensions. */
+interface ImportExtensions {
+  gate: ExtensionGate;
+  writes: ExtendedWrites;
+  /** EXTENSIONS_IMPORT_CONCURRENCY. */
+  concurrency: number;
+}
 
 /** A line waiting for its batch: its draft, or its answer when it was refused before any write. */
 interface Entry {
@@ -139,6 +144,7 @@ class ImportRun {
     private readonly bulk: BulkRepository,
     private readonly logger: Logger,
     private readonly config: BulkConfig,
+    private readonly extensions: ImportExtensions,
   ) {
     this.output.once('close', () => {
       this.gone = true;
@@ -164,7 +170,7 @@ class ImportRun {
           await this.refreshStatistics();
           if (step.value.reason !== 'end') {
             // The answer ends with the error instead of the summary; the connection closes after it.
-            const error = step.value.reason === 'limit' ? tooLarge(this.config.importMaxBytes) : stalled(this.config.importIdleTimeoutMs);
+            const error = step.value.reason === 'limit' ? BulkErrors.tooLarge(this.config.importMaxBytes) : BulkErrors.stalled(this.config.importIdleTimeoutMs);
             const message = `${error.message} The lines after line ${step.value.lastLine} were not read.`;
             await this.write(`${JSON.stringify({ statusCode: error.status, message, errors: [{ ...error.errors[0], message }] })}\n`);
           } else {
@@ -244,13 +250,13 @@ class ImportRun {
   private async writeBatch(entries: Entry[]): Promise<void> {
     const drafts = entries.filter((e) => e.draft);
     try {
-      await this.writeDrafts(drafts);
+      await this.writeLines(drafts);
     } catch (error) {
       this.logger.warn(`An import batch into ${this.projectKey} failed (${describeError(error)}); its ${drafts.length} lines are written one by one.`);
       for (const entry of drafts) {
         if (entry.result) continue;
         try {
-          await this.writeDrafts([entry]);
+          await this.writeLines([entry]);
         } catch (lineError) {
           entry.result = this.failedLine(entry.line, lineError);
         }
@@ -266,6 +272,58 @@ class ImportRun {
       text += `${result.errors ? toJsonText(result) : JSON.stringify(result)}\n`;
     }
     await this.write(text);
+  }
+
+  /**
+   * Writes drafts (docs/extensions.md#imports). In a project with extensions, the stored resources of the
+   * lines' keys are read first (one statement): each line is then a create or an overwrite of the version
+   * read, and the extensions that apply to it are called, at most EXTENSIONS_IMPORT_CONCURRENCY lines at
+   * once; such a line is written on its own with the actions they add (or answered with their refusal).
+   * The other lines go in the batch statement as decided: a create only if the key is still free, an
+   * overwrite only of the version read (409 otherwise, as a line whose extensions were called). Throws
+   * only when the batch statement fails; each line called about has its result.
+   */
+  private async writeLines(entries: Entry[]): Promise<void> {
+    const extensions = await this.extensions.gate.of(this.projectKey);
+    if (!extensions.triggers.Create && !extensions.triggers.Update) return this.writeDrafts(entries);
+    const stored = new Map((await this.bulk.importCurrent(this.projectKey, entries.map((e) => e.draft!))).map((row) => [row.n, row]));
+    const batch: Entry[] = [];
+    const called: Array<{ entry: Entry; plan: PlannedWrite }> = [];
+    for (const [i, entry] of entries.entries()) {
+      const draft = entry.draft!;
+      const current = stored.get(i + 1);
+      // Unchanged, or of another version: no write, the statement answers it.
+      if (current && (current.unchanged || (draft.expectedVersion !== undefined && draft.expectedVersion !== current.version))) {
+        batch.push(entry);
+        continue;
+      }
+      const plan = this.extensions.writes.plan(extensions, current && storedResource(current.json), { key: draft.key, objectTypeProperty: draft.value, publish: draft.publish }, this.by);
+      if (plan.applying.length > 0) {
+        called.push({ entry, plan });
+      } else {
+        draft.expectedVersion = current?.version ?? 0;
+        batch.push(entry);
+      }
+    }
+    const [written] = await Promise.allSettled([this.writeDrafts(batch), this.writeCalled(called)]);
+    if (written.status === 'rejected') throw written.reason;
+  }
+
+  /** The lines whose extensions apply, at most EXTENSIONS_IMPORT_CONCURRENCY at once, each with its result. */
+  private async writeCalled(called: Array<{ entry: Entry; plan: PlannedWrite }>): Promise<void> {
+    let next = 0;
+    const worker = async () => {
+      while (next < called.length) {
+        const { entry, plan } = called[next++];
+        try {
+          const written = await this.extensions.writes.write(this.projectKey, plan, this.by);
+          entry.result = { line: entry.line, status: written.created ? 201 : 200, id: written.id, version: plan.kind === 'Update' ? plan.version + 1 : 1 };
+        } catch (error) {
+          entry.result = error instanceof DomainError ? { line: entry.line, status: error.status as LineResult['status'], errors: error.errors } : this.failedLine(entry.line, error);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.extensions.concurrency, called.length) }, worker));
   }
 
   /** Writes drafts by one statement, again for the creates another writer's insert got in the way of; sets each entry's result. */
@@ -286,7 +344,7 @@ class ImportRun {
         const result = lineResult(entry.line, row);
         if (result) entry.result = result;
         else if (attempt < WRITE_ATTEMPTS) retry.push(entry);
-        else entry.result = { line: entry.line, status: 409, errors: DomainError.of(ErrorCode.ConcurrentModification, 'Other writers kept creating and deleting this key; try the line again.').errors };
+        else entry.result = { line: entry.line, status: 409, errors: BulkErrors.keyChurn().errors };
       }
       pending = retry;
     }
@@ -296,14 +354,12 @@ class ImportRun {
   private failedLine(line: number, error: unknown): LineResult {
     let refusal: DomainError;
     if (isDataException(error)) {
-      refusal = DomainError.of(ErrorCode.InvalidJsonInput, 'The line holds a value the database cannot store.', {
-        detailedErrorMessage: 'The database refused a value of the line (for example text it cannot encode).',
-      });
+      refusal = BulkErrors.lineUnstorableValue();
     } else if (isDatabaseUnavailable(error)) {
-      refusal = DomainError.of(ErrorCode.ServiceUnavailable, 'The database is unavailable; the line was not written. Try it again.');
+      refusal = BulkErrors.databaseUnavailable();
     } else {
       this.logger.error(`An import line into ${this.projectKey} failed: ${error instanceof Error ? error.stack : String(error)}`);
-      refusal = DomainError.of(ErrorCode.General, 'An internal error occurred; the line was not written. Try it again.');
+      refusal = BulkErrors.lineFailed();
     }
     return { line, status: refusal.status as LineResult['status'], errors: refusal.errors };
   }
@@ -341,21 +397,19 @@ function lineResult(line: number, row: ImportedRow): LineResult | undefined {
 /** A line as a validated draft (the rules of PUT /resource, stated once by its DTO), or why it is not one. */
 function parseLine(line: NdjsonLine): ImportDraft | DomainError {
   if (line.text === undefined) {
-    return DomainError.of(ErrorCode.InvalidInput, `The line has ${line.bytes} bytes; a line may have at most HTTP_BODY_LIMIT_BYTES, as a JSON body.`);
+    return BulkErrors.lineTooLong(line.bytes);
   }
   let value: unknown;
   try {
     value = parseJson(line.text);
   } catch (error) {
-    return DomainError.of(ErrorCode.InvalidJsonInput, 'The line is not valid JSON.', { detailedErrorMessage: describeJsonError(line.text, error) });
+    return BulkErrors.lineNotJson(describeJsonError(line.text, error));
   }
   // Valid JSON the database cannot store: refused here, so that the line never joins (and fails) a batch.
   const unstorable = findUnstorableText(line.text, value);
   if (unstorable) {
     const where = unstorable.path ? `${unstorable.path} holds` : 'The line holds';
-    return DomainError.of(ErrorCode.InvalidJsonInput, 'The line holds text the database cannot store (NUL characters and lone UTF-16 surrogates are refused).', {
-      detailedErrorMessage: `${where} ${unstorable.problem}.`,
-    });
+    return BulkErrors.lineUnstorableText(`${where} ${unstorable.problem}.`);
   }
   try {
     const draft = validateBody(KeyedObjectTestTypeDraftDto, value);
@@ -364,6 +418,7 @@ function parseLine(line: NdjsonLine): ImportDraft | DomainError {
       objectTypeProperty: toJsonText(draft.objectTypeProperty),
       publish: draft.publish ?? true,
       expectedVersion: draft.version,
+      value: draft.objectTypeProperty,
     };
   } catch (error) {
     if (error instanceof DomainError) return error;

@@ -17,7 +17,7 @@ export interface NdjsonLine {
 /** Where the body stopped: at its end, or at `maxBytes` (the rest was not read, the line cut there dropped). */
 export type NdjsonEnd = { reason: 'end' } | { reason: 'limit' | 'stalled'; lastLine: number };
 
-export interface NdjsonLimits {
+interface NdjsonLimits {
   maxLineBytes: number;
   maxBytes: number;
   /** No chunk for this long while one is awaited ends the lines (`stalled`); absent: no bound. */
