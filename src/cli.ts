@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from './common/command-line.js';
 import { Logger } from '@nestjs/common';
 import { ApiClientsRepository } from './auth/api-clients.repository.js';
 import { ApiClientsService, OPERATOR, toNewClient } from './auth/api-clients.service.js';
@@ -28,7 +28,7 @@ export, import: bulk NDJSON against a running server over HTTP; \`<command> --he
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'export') return exportCommand(argv.slice(1), process.env);
   if (argv[0] === 'import') return importCommand(argv.slice(1), process.env);
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandLine({
     args: argv,
     allowPositionals: true,
     options: {

@@ -5,9 +5,15 @@ const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen
 const PARAMS = { N: 16_384, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
-/** A fresh client secret: 32 random bytes, base64url. */
+/**
+ * A fresh client secret: 32 random bytes, base64url, never starting with `-` (one in 64 would, and a command
+ * line would read it as an option).
+ */
 export function generateSecret(): string {
-  return randomBytes(32).toString('base64url');
+  for (;;) {
+    const secret = randomBytes(32).toString('base64url');
+    if (!secret.startsWith('-')) return secret;
+  }
 }
 
 /** `scrypt$N$r$p$salt$hash`; the secret itself is never stored. */

@@ -107,6 +107,9 @@ describe('npm run cli -- client create', () => {
     const copy = await cli(['export', '--url', url, '--project', target, ...credentials(writer)], {});
     const keys = copy.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)).filter((line) => line.key).map((line) => line.key);
     expect(keys.sort()).toEqual(['key-a', 'key-b', 'key-c']);
+    // A secret that begins with "-" is the option's value, not an option: it reaches the server (and is wrong).
+    const dashed = await cli(['export', '--url', url, '--project', target, '--client-id', writer.id, '--client-secret', `-${writer.secret}`], {});
+    expect({ code: dashed.code, stderr: dashed.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('No token for this client: 401') });
   });
 
   it('refuses an embedded data directory another process holds without serving it (a lock but no socket)', async () => {

@@ -2,7 +2,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Transform, type TransformCallback } from 'node:stream';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../../common/command-line.js';
 import cliProgress from 'cli-progress';
 import { parseJson, toJsonText } from '../../common/lossless-json.js';
 
@@ -75,7 +75,7 @@ interface Connection {
 }
 
 export async function exportCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, where: { type: 'string', multiple: true }, var: { type: 'string', multiple: true } } });
+  const { values } = parseCommandLine({ args: argv, options: { ...COMMON_OPTIONS, where: { type: 'string', multiple: true }, var: { type: 'string', multiple: true } } });
   if (values.help) return usage(EXPORT_USAGE, 0);
   const connection = await connect(options(values, env, EXPORT_USAGE));
   const query = new URLSearchParams();
@@ -111,7 +111,7 @@ export async function exportCommand(argv: string[], env: NodeJS.ProcessEnv): Pro
 }
 
 export async function importCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: COMMON_OPTIONS });
+  const { values, positionals } = parseCommandLine({ args: argv, allowPositionals: true, options: COMMON_OPTIONS });
   if (values.help) return usage(IMPORT_USAGE, 0);
   if (positionals.length !== 1) throw new CliError(`Name one file to import.\n\n${IMPORT_USAGE}`, 2);
   const file = positionals[0];
