@@ -16,6 +16,11 @@ export function isStatementTimeout(error: unknown): boolean {
   return (error as { code?: unknown })?.code === '57014';
 }
 
+/** SQLSTATE 40P01: PostgreSQL ended the statement's transaction to break a deadlock with another one. */
+export function isDeadlock(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === '40P01';
+}
+
 /** SQLSTATE class 22 (data exception): a value the client sent that PostgreSQL rejects. */
 export function isDataException(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;

@@ -2,6 +2,7 @@ import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { ReadReplicas } from './read-replicas.js';
 import { DomainError } from '../common/domain-error.js';
 import { ErrorCode } from '../common/error-code.js';
+import { isDeadlock } from '../common/database-errors.js';
 import { KeyedSemaphores, SemaphoreRefusal } from '../common/semaphore.js';
 import { CostBoundedReader } from './cost-bound.js';
 import { PoolQueryable, type Queryable, type Statement } from './queryable.js';
@@ -10,6 +11,9 @@ export type { Queryable, Statement } from './queryable.js';
 
 /** How long a statement waits for its project's turn before the request answers 503. */
 export const PROJECT_WAIT_MS = 5_000;
+
+/** More runs of a statement ended to break a deadlock, at most (see `untilNoDeadlock`). */
+const DEADLOCK_RETRIES = 3;
 
 /**
  * The SQL path of every query: the pool TypeORM opened (see data-source-options.ts), used directly
@@ -57,12 +61,28 @@ export class Database extends PoolQueryable {
   }
 
   override async query<R extends QueryResultRow>(statement: Statement | string, values: unknown[] = [], project?: string): Promise<R[]> {
-    if (project === undefined || !this.projects) return super.query<R>(statement, values);
+    if (project === undefined || !this.projects) return this.untilNoDeadlock<R>(statement, values);
     try {
-      return await this.projects.run(project, () => super.query<R>(statement, values), PROJECT_WAIT_MS);
+      return await this.projects.run(project, () => this.untilNoDeadlock<R>(statement, values), PROJECT_WAIT_MS);
     } catch (error) {
       if (error instanceof SemaphoreRefusal) throw projectBusy();
       throw error;
+    }
+  }
+
+  /**
+   * Runs the statement, again when PostgreSQL chose it as a deadlock's victim (up to DEADLOCK_RETRIES more
+   * times): each statement here is a transaction of its own, so the victim wrote nothing. Concurrent writes
+   * of one project can deadlock, for instance when one waits on a key that another statement's row holds
+   * while that statement waits on a row the first has updated.
+   */
+  private async untilNoDeadlock<R extends QueryResultRow>(statement: Statement | string, values: unknown[]): Promise<R[]> {
+    for (let retries = DEADLOCK_RETRIES; ; retries--) {
+      try {
+        return await super.query<R>(statement, values);
+      } catch (error) {
+        if (retries === 0 || !isDeadlock(error)) throw error;
+      }
     }
   }
 
