@@ -5,7 +5,7 @@ import { createFreshDatabase, type FreshDatabase } from '../support/fresh-databa
 /*
  * Every statement of `Database.query` is a transaction of its own, so one that PostgreSQL ends to break a
  * deadlock (40P01) wrote nothing and runs again. Two statements here lock rows 1 and 2 in opposite orders,
- * with a pause between, which deadlocks them on PostgreSQL every time (the embedded database runs one
+ * with a pause of a second between (on connections opened beforehand), which deadlocks them every time (the embedded database runs one
  * statement at a time, so this runs on PostgreSQL only).
  */
 describe('a statement ended to break a deadlock', () => {
@@ -30,16 +30,20 @@ describe('a statement ended to break a deadlock', () => {
   const crossing = (first: number, second: number) => ({
     name: `crossing_${first}_${second}`,
     text: `WITH a AS (UPDATE counter SET n = n + 1 WHERE id = $1 RETURNING nextval('runs')),
-                s AS (SELECT pg_sleep(0.3) FROM a)
+                s AS (SELECT pg_sleep(1) FROM a)
            UPDATE counter SET n = n + 1 WHERE id = $2 AND EXISTS (SELECT 1 FROM s) RETURNING n`,
     values: [first, second],
   });
+
+  /** Two connections of the pool open and idle, so that the two statements start together. */
+  const warm = (p: pg.Pool) => Promise.all([p.query('SELECT pg_sleep(0.05)'), p.query('SELECT pg_sleep(0.05)')]);
 
   it('runs again, so both crossing writes are written once each', async () => {
     const one = crossing(1, 2);
     const two = crossing(2, 1);
     const plain = new pg.Pool({ connectionString: fresh.url, max: 2 });
     try {
+      await warm(plain);
       // Without the retry: one of the two fails with 40P01 (the proof that these statements deadlock).
       const bare = await Promise.allSettled([plain.query(one), plain.query(two)]);
       expect(bare.map((r) => (r.status === 'rejected' ? (r.reason as { code?: string }).code : 'written')).sort()).toEqual(['40P01', 'written']);
@@ -48,6 +52,7 @@ describe('a statement ended to break a deadlock', () => {
     }
     await pool.query('UPDATE counter SET n = 0');
     const runsBefore = Number((await pool.query("SELECT last_value FROM runs")).rows[0].last_value);
+    await warm(pool);
     const written = await Promise.all([db.query(one, one.values), db.query(two, two.values)]);
     expect(written.map((rows) => rows.length)).toEqual([1, 1]);
     expect((await pool.query('SELECT id, n FROM counter ORDER BY id')).rows).toEqual([
